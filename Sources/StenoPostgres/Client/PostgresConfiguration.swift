@@ -1,0 +1,98 @@
+import Foundation
+
+/// Where and how to connect.
+///
+/// The connection string is anything libpq accepts: a `postgres://` URL or a keyword string
+/// (`host=... dbname=...`). Empty means libpq's own `PG*` environment variables and defaults.
+public struct PostgresConfiguration: Sendable {
+    public var connectionString: String
+    /// Overrides any password in the connection string; read from a `*_FILE` path by `fromEnvironment`.
+    public var password: String?
+    public var applicationName: String
+    /// How long one connection attempt may take (libpq's `connect_timeout`).
+    public var connectTimeout: Duration
+    /// How long a broken or missing connection is retried, with backoff, before a call fails.
+    public var reconnectWindow: Duration
+
+    public init(
+        connectionString: String = "",
+        password: String? = nil,
+        applicationName: String = "steno",
+        connectTimeout: Duration = .seconds(10),
+        reconnectWindow: Duration = .seconds(30)
+    ) {
+        self.connectionString = connectionString
+        self.password = password
+        self.applicationName = applicationName
+        self.connectTimeout = connectTimeout
+        self.reconnectWindow = reconnectWindow
+    }
+
+    /// Reads `STENO_DATABASE_URL` and `STENO_DATABASE_PASSWORD` or `STENO_DATABASE_PASSWORD_FILE`.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        applicationName: String = "steno"
+    ) throws(PostgresError) -> PostgresConfiguration {
+        var configuration = PostgresConfiguration(
+            connectionString: environment["STENO_DATABASE_URL"] ?? "",
+            applicationName: applicationName)
+        if let path = environment["STENO_DATABASE_PASSWORD_FILE"], !path.isEmpty {
+            configuration.password = try readSecret(path: path, variable: "STENO_DATABASE_PASSWORD_FILE")
+        } else if let password = environment["STENO_DATABASE_PASSWORD"], !password.isEmpty {
+            configuration.password = password
+        }
+        return configuration
+    }
+
+    /// The parameters for `PQconnectdbParams`. `dbname` comes first so that libpq expands it
+    /// as a URL or keyword string, and the keywords after it override what it sets.
+    var libpqParameters: [(keyword: String, value: String)] {
+        var parameters: [(String, String)] = []
+        if !connectionString.isEmpty {
+            parameters.append(("dbname", connectionString))
+        }
+        if let password {
+            parameters.append(("password", password))
+        }
+        parameters.append(("fallback_application_name", applicationName))
+        parameters.append(("connect_timeout", String(max(2, Int(connectTimeout.components.seconds)))))
+        return parameters
+    }
+
+    /// The connection string with any password masked, for messages.
+    public var redactedConnectionString: String {
+        ConnectionStringRedaction.redact(connectionString)
+    }
+
+    static func readSecret(path: String, variable: String) throws(PostgresError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PostgresError(
+                .invalidConfiguration,
+                "\(variable) names \(path), which cannot be read: check that the file exists and this user may read it")
+        }
+        let secret = String(decoding: data, as: UTF8.self)
+        return secret.trimmingCharacters(in: .newlines)
+    }
+}
+
+enum ConnectionStringRedaction {
+    /// Masks the password of a URL (`postgres://user:secret@host`) or keyword string (`password=secret`).
+    static func redact(_ connectionString: String) -> String {
+        var text = connectionString
+        if let schemeEnd = text.range(of: "://"),
+            let at = text[schemeEnd.upperBound...].firstIndex(of: "@"),
+            let colon = text[schemeEnd.upperBound..<at].firstIndex(of: ":")
+        {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        for marker in ["password=", "PASSWORD="] {
+            var searchStart = text.startIndex
+            while let range = text.range(of: marker, range: searchStart..<text.endIndex) {
+                let valueEnd = text[range.upperBound...].firstIndex { $0 == " " || $0 == "&" } ?? text.endIndex
+                text.replaceSubrange(range.upperBound..<valueEnd, with: "***")
+                searchStart = text.index(range.upperBound, offsetBy: 3)
+            }
+        }
+        return text
+    }
+}

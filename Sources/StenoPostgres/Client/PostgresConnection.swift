@@ -1,0 +1,211 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// One database session.
+///
+/// Every libpq call runs on the connection's own serial dispatch queue, never on Swift's
+/// cooperative pool, and the queue keeps calls in order. A broken connection is detected when a
+/// call fails: that call reports `connectionLost`, and the next call reconnects with backoff
+/// for up to `reconnectWindow`. Cancelling the calling task cancels the statement on the server.
+///
+/// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
+public final class PostgresConnection: @unchecked Sendable {
+    // @unchecked: `handle` and `generation` are touched only on `queue`; `cancelHandle` is behind its mutex.
+    private let queue: DispatchQueue
+    private var handle: LibPQConnectionHandle?
+    private var generationOnQueue = 0
+    private let cancelHandle = Mutex<LibPQCancelHandle?>(nil)
+    public let configuration: PostgresConfiguration
+    let logger: Logger
+
+    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
+        self.configuration = configuration
+        self.logger = logger
+        self.queue = DispatchQueue(label: "steno.postgres.connection")
+    }
+
+    /// Opens a connection now, so that a bad configuration shows at start-up.
+    public static func connect(
+        configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")
+    ) async throws(PostgresError) -> PostgresConnection {
+        let connection = PostgresConnection(configuration: configuration, logger: logger)
+        _ = try await connection.run { _ in () }
+        return connection
+    }
+
+    /// Runs one parameterised statement and returns its rows.
+    @discardableResult
+    public func query(_ statement: String, _ parameters: [any PostgresEncodable] = []) async throws(PostgresError) -> PostgresRows {
+        let texts = parameters.map { $0.postgresText }
+        return try await run { handle throws(PostgresError) in
+            try handle.execute(statement, parameters: texts)
+        }
+    }
+
+    /// Runs a multi-statement script with no parameters. Only for Steno's own migration files.
+    func executeScript(_ script: String) async throws(PostgresError) {
+        try await run { handle throws(PostgresError) in try handle.executeScript(script) }
+    }
+
+    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back when it throws.
+    public func withTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await query("BEGIN")
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            await rollback()
+            throw error
+        }
+        try await query("COMMIT")
+        return result
+    }
+
+    private func rollback() async {
+        do {
+            try await query("ROLLBACK")
+        } catch {
+            // A lost connection rolled the transaction back already.
+            if error.code != .connectionLost {
+                logger.warning("rollback failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// A number that changes each time a new server session is opened; session state such as
+    /// `LISTEN` or advisory locks does not survive a change.
+    public var sessionGeneration: Int {
+        get async throws(PostgresError) {
+            try await run { _ in self.generationOnQueue }
+        }
+    }
+
+    /// Waits up to `timeout` for notifications on the channels this session listens to.
+    func waitForNotifications(timeout: Duration) async throws(PostgresError) -> [PostgresNotification] {
+        let milliseconds = Int32(clamping: Int64(timeout.seconds * 1000))
+        return try await run { handle throws(PostgresError) in
+            let pending = try handle.drainNotifications()
+            if !pending.isEmpty { return pending }
+            try handle.waitUntilReadable(timeoutMilliseconds: milliseconds)
+            return try handle.drainNotifications()
+        }
+    }
+
+    /// Closes the session; the next call opens a new one.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.dropHandle()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Runs `body` with a live handle on the connection's queue.
+    private func run<Result: Sendable>(
+        _ body: @escaping @Sendable (LibPQConnectionHandle) throws(PostgresError) -> Result
+    ) async throws(PostgresError) -> Result {
+        if Task.isCancelled {
+            throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent")
+        }
+        let cancelled = CancellationFlag()
+        let outcome: Swift.Result<Result, PostgresError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled))
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+            cancelHandle.withLock { $0?.cancel() }
+        }
+        return try outcome.get()
+    }
+
+    private func runOnQueue<Result>(
+        _ body: (LibPQConnectionHandle) throws(PostgresError) -> Result,
+        cancelled: CancellationFlag
+    ) -> Swift.Result<Result, PostgresError> {
+        do throws(PostgresError) {
+            let handle = try liveHandle(cancelled: cancelled)
+            do throws(PostgresError) {
+                return .success(try body(handle))
+            } catch {
+                if !handle.isConnected {
+                    dropHandle()
+                }
+                if cancelled.isSet, error.code == .serverError || error.code == .cancelled {
+                    return .failure(PostgresError(.cancelled, "the statement was cancelled because the calling task was", statement: error.statement))
+                }
+                return .failure(error)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
+    private func liveHandle(cancelled: CancellationFlag) throws(PostgresError) -> LibPQConnectionHandle {
+        if let handle, handle.isConnected { return handle }
+        dropHandle()
+        let deadline = ContinuousClock.now + configuration.reconnectWindow
+        var delay = Duration.milliseconds(50)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(PostgresError) {
+                let handle = try LibPQConnectionHandle(parameters: configuration.libpqParameters)
+                // Timestamps are read and written in UTC, ISO format, whatever the server's defaults.
+                try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'")
+                self.handle = handle
+                generationOnQueue += 1
+                let newCancelHandle = handle.makeCancelHandle()
+                cancelHandle.withLock { $0 = newCancelHandle }
+                if attempt > 1 {
+                    logger.info("reconnected to the database", metadata: ["server": "\(handle.serverAddress)", "attempts": "\(attempt)"])
+                }
+                return handle
+            } catch {
+                let giveUp = !Self.isWorthRetrying(error) || ContinuousClock.now + delay > deadline || cancelled.isSet
+                if giveUp {
+                    var failure = error
+                    failure.code = .connectionFailed
+                    if attempt > 1 {
+                        failure.message += " (gave up after \(attempt) attempts)"
+                    }
+                    failure.hint = failure.hint ?? "check STENO_DATABASE_URL (or PGHOST, PGPORT, PGDATABASE, PGUSER) and that the server is running"
+                    throw failure
+                }
+                logger.debug("database connection failed, retrying", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                Thread.sleep(forTimeInterval: delay.seconds)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    private func dropHandle() {
+        cancelHandle.withLock { $0 = nil }
+        handle = nil
+    }
+
+    /// A refused or reset connection, or a server starting up or shutting down, may heal;
+    /// a wrong password, role or database will not.
+    private static func isWorthRetrying(_ error: PostgresError) -> Bool {
+        let permanentMarkers = [
+            "password authentication failed", "no password supplied", "does not exist",
+            "invalid connection option", "invalid URI", "missing \"=\"", "is not permitted to log in",
+            "no pg_hba.conf entry", "SSL is not enabled",
+        ]
+        return !permanentMarkers.contains { error.message.contains($0) }
+    }
+}
+
+/// Set once when the calling task is cancelled; read on the connection's queue.
+final class CancellationFlag: Sendable {
+    private let state = Atomic<Bool>(false)
+
+    func set() { state.store(true, ordering: .relaxed) }
+    var isSet: Bool { state.load(ordering: .relaxed) }
+}

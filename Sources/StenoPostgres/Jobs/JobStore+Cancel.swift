@@ -1,0 +1,63 @@
+import Foundation
+import StenoCore
+
+extension JobStore {
+    /// Which jobs to cancel.
+    public enum CancelScope: Sendable, Equatable {
+        case jobs([Int64])
+        case media(Int64)
+        case chapter(Int64)
+
+        /// A fixed SQL condition on `jobs`, taking the scope's value as `$1`.
+        fileprivate var condition: (sql: String, parameter: any PostgresEncodable) {
+            switch self {
+            case .jobs(let ids): ("id = ANY($1::bigint[])", ids)
+            case .media(let id): ("media_id = $1", id)
+            case .chapter(let id): ("chapter_id = $1", id)
+            }
+        }
+    }
+
+    /// What a cancel did.
+    public struct CancelResult: Sendable, Equatable {
+        /// Queued jobs, now `cancelled`.
+        public var cancelledQueued: Int
+        /// Running jobs whose flag was set; their workers stop them and mark them `cancelled`.
+        public var flaggedRunning: Int
+    }
+
+    /// Cancels queued jobs at once and flags running ones, notifying each worker that holds one
+    /// on `steno_cancel` (payload: the worker's id) so that it checks its flags without waiting
+    /// for its next heartbeat.
+    @discardableResult
+    public func cancel(_ scope: CancelScope, reason: String = "cancelled by request") async throws -> CancelResult {
+        let condition = scope.condition
+        let row = try await client.query(
+            """
+            WITH target AS (
+                SELECT id, state FROM jobs
+                WHERE \(condition.sql) AND state IN ('queued', 'running')
+                FOR UPDATE
+            ), cancelled AS (
+                UPDATE jobs j
+                SET state = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now(),
+                    error_class = 'cancelled', error_message = $2
+                FROM target t WHERE j.id = t.id AND t.state = 'queued'
+                RETURNING j.id
+            ), flagged AS (
+                UPDATE jobs j
+                SET cancel_requested = true, updated_at = now(), error_message = $2
+                FROM target t WHERE j.id = t.id AND t.state = 'running' AND NOT j.cancel_requested
+                RETURNING j.id, j.lease_owner
+            ), notified AS (
+                SELECT pg_notify('\(Channel.cancel)', owner) FROM (SELECT DISTINCT lease_owner AS owner FROM flagged) AS owners
+            )
+            SELECT (SELECT count(*) FROM cancelled) AS cancelled,
+                   (SELECT count(*) FROM flagged) AS flagged,
+                   (SELECT count(*) FROM notified) AS notified
+            """,
+            [condition.parameter, reason]
+        ).single()
+        return CancelResult(cancelledQueued: try row.decode("cancelled"), flaggedRunning: try row.decode("flagged"))
+    }
+}

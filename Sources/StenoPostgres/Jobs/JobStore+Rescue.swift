@@ -1,0 +1,55 @@
+import Foundation
+import StenoCore
+
+extension JobStore {
+    /// A job taken back from a worker whose lease expired.
+    public struct RescuedJob: Sendable, Equatable {
+        public var id: Int64
+        public var kind: JobKind
+        /// `queued` to run again, `failed` when out of attempts, `cancelled` when the flag was set.
+        public var state: JobState
+        public var attempt: Int
+        public var previousOwner: String
+    }
+
+    /// Takes back up to `limit` running jobs whose lease expired (a crashed or frozen worker):
+    /// back to `queued`, or `failed` once out of attempts; the lost attempt is recorded.
+    /// Any worker may call it; concurrent callers skip each other's rows.
+    public func rescueExpired(limit: Int = 1000) async throws -> [RescuedJob] {
+        let rows = try await client.query(
+            """
+            WITH expired AS (
+                SELECT id, lease_owner AS previous_owner,
+                       CASE WHEN cancel_requested THEN 'cancelled'
+                            WHEN attempt >= max_attempts THEN 'failed'
+                            ELSE 'queued' END AS next_state
+                FROM jobs
+                WHERE state = 'running' AND lease_expires_at < now()
+                ORDER BY lease_expires_at
+                LIMIT $1
+                FOR UPDATE SKIP LOCKED
+            ), rescued AS (
+                UPDATE jobs j
+                SET state = e.next_state, lease_owner = NULL, lease_expires_at = NULL, run_at = now(),
+                    finished_at = CASE WHEN e.next_state = 'queued' THEN NULL ELSE now() END,
+                    updated_at = now(), error_class = 'lost_lease',
+                    error_message = 'worker ' || e.previous_owner || ' stopped renewing its lease'
+                FROM expired e
+                WHERE j.id = e.id
+                RETURNING j.id, j.kind, j.state, j.attempt, e.previous_owner
+            ), recorded AS (
+                UPDATE job_attempts a
+                SET finished_at = now(), outcome = 'lease_expired', error_class = 'lost_lease',
+                    message = 'lease expired without a heartbeat'
+                FROM rescued r WHERE a.job_id = r.id AND a.attempt = r.attempt
+            )
+            SELECT * FROM rescued ORDER BY id
+            """,
+            [limit])
+        return try rows.map { row in
+            RescuedJob(
+                id: try row.decode("id"), kind: try row.decode("kind"), state: try row.decode("state"),
+                attempt: try row.decode("attempt"), previousOwner: try row.decode("previous_owner"))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import CLibPQ
+import Foundation
+
+/// Owns one `PGconn`, finished in `deinit`.
+///
+/// Not thread-safe: a `PostgresConnection` uses it only on its own serial queue.
+final class LibPQConnectionHandle {
+    let pointer: OpaquePointer
+
+    /// Connects (blocking) with `PQconnectdbParams`, expanding `dbname` as a URL or keyword string.
+    init(parameters: [(keyword: String, value: String)]) throws(PostgresError) {
+        let keywords = parameters.map { strdup($0.keyword) }
+        let values = parameters.map { strdup($0.value) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        var keywordPointers = keywords.map { UnsafePointer<CChar>($0) } + [nil]
+        var valuePointers = values.map { UnsafePointer<CChar>($0) } + [nil]
+        guard let connection = PQconnectdbParams(&keywordPointers, &valuePointers, 1) else {
+            throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = LibPQConnectionHandle.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(.connectionFailed, message)
+        }
+        self.pointer = connection
+    }
+
+    deinit {
+        PQfinish(pointer)
+    }
+
+    var isConnected: Bool { PQstatus(pointer) == CONNECTION_OK }
+
+    var errorMessage: String { LibPQConnectionHandle.trimmed(PQerrorMessage(pointer)) }
+
+    var socket: Int32 { PQsocket(pointer) }
+
+    /// `host:port/database` of the live connection; never the password.
+    var serverAddress: String {
+        let host = PQhost(pointer).map { String(cString: $0) } ?? "?"
+        let port = PQport(pointer).map { String(cString: $0) } ?? "?"
+        let database = PQdb(pointer).map { String(cString: $0) } ?? "?"
+        return "\(host):\(port)/\(database)"
+    }
+
+    func makeCancelHandle() -> LibPQCancelHandle? {
+        LibPQCancelHandle(connection: pointer)
+    }
+
+    /// Runs one parameterised statement (extended protocol, text format), blocking.
+    func execute(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let values = copies.map { UnsafePointer<CChar>($0) }
+        let result = values.withUnsafeBufferPointer { buffer in
+            PQexecParams(pointer, statement, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        }
+        return try check(result, statement: statement).rows()
+    }
+
+    /// Runs a script of several statements with the simple protocol, blocking.
+    /// Only for migration files shipped with Steno: it takes no parameters.
+    func executeScript(_ script: String) throws(PostgresError) {
+        _ = try check(PQexec(pointer, script), statement: script)
+    }
+
+    /// The one place where libpq's result codes are checked.
+    private func check(_ raw: OpaquePointer?, statement: String) throws(PostgresError) -> LibPQResult {
+        guard let raw else {
+            throw connectionError(statement: statement)
+        }
+        let result = LibPQResult(raw)
+        switch result.status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return result
+        default:
+            if !isConnected {
+                throw connectionError(statement: statement)
+            }
+            let sqlState = result.errorField(steno_pg_diag_sqlstate)
+            let message = result.errorField(steno_pg_diag_message_primary) ?? errorMessage
+            let code: PostgresError.Code = sqlState == "57014" ? .cancelled : .serverError
+            throw PostgresError(
+                code, message, sqlState: sqlState,
+                detail: result.errorField(steno_pg_diag_message_detail),
+                hint: result.errorField(steno_pg_diag_message_hint),
+                server: serverAddress, statement: PostgresError.summary(of: statement))
+        }
+    }
+
+    private func connectionError(statement: String) -> PostgresError {
+        let message = errorMessage
+        return PostgresError(
+            .connectionLost,
+            message.isEmpty ? "the connection to the server was lost" : message,
+            server: serverAddress, statement: PostgresError.summary(of: statement))
+    }
+
+    /// Reads what the socket holds and returns the notifications received, without blocking.
+    func drainNotifications() throws(PostgresError) -> [PostgresNotification] {
+        guard PQconsumeInput(pointer) == 1 else {
+            throw PostgresError(.connectionLost, errorMessage, server: serverAddress)
+        }
+        var notifications: [PostgresNotification] = []
+        while let raw = PQnotifies(pointer) {
+            let notify = raw.pointee
+            notifications.append(
+                PostgresNotification(
+                    channel: String(cString: notify.relname),
+                    payload: String(cString: notify.extra),
+                    senderProcessID: notify.be_pid))
+            PQfreemem(raw)
+        }
+        return notifications
+    }
+
+    /// Blocks until the socket is readable or the timeout passes.
+    func waitUntilReadable(timeoutMilliseconds: Int32) throws(PostgresError) {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        if ready < 0 && errno != EINTR {
+            throw PostgresError(.connectionLost, "poll on the database socket failed: errno \(errno)", server: serverAddress)
+        }
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

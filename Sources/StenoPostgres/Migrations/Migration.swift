@@ -1,0 +1,82 @@
+import Foundation
+
+/// One numbered SQL file from `migrations/`, such as `0001_schema.sql`.
+public struct Migration: Sendable, Equatable {
+    public var version: Int
+    public var name: String
+    public var sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+
+    /// FNV-1a over the file's bytes: detects a file edited after it was applied.
+    public var checksum: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in sql.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// Reads every `NNNN_name.sql` in `directory`, in version order.
+    public static func load(from directory: URL) throws(PostgresError) -> [Migration] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw PostgresError(.migrationFailed, "cannot read the migrations directory \(directory.path): \(error.localizedDescription)")
+        }
+        var migrations: [Migration] = []
+        for fileName in names where fileName.hasSuffix(".sql") {
+            let stem = fileName.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
+                throw PostgresError(.migrationFailed, "migration file \(fileName) must be named NNNN_description.sql")
+            }
+            let url = directory.appendingPathComponent(fileName)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw PostgresError(.migrationFailed, "cannot read migration file \(url.path)")
+            }
+            migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: String(decoding: data, as: UTF8.self)))
+        }
+        migrations.sort { $0.version < $1.version }
+        for (previous, next) in zip(migrations, migrations.dropFirst()) where previous.version == next.version {
+            throw PostgresError(.migrationFailed, "two migration files have version \(next.version): \(previous.name) and \(next.name)")
+        }
+        if migrations.isEmpty {
+            throw PostgresError(.migrationFailed, "no migration files (NNNN_name.sql) in \(directory.path)")
+        }
+        return migrations
+    }
+
+    /// Where the SQL files are: `explicit`, then `STENO_MIGRATIONS_DIR`, then `./migrations`,
+    /// then `share/steno/migrations` beside the executable's directory (how the container installs them).
+    public static func locateDirectory(
+        explicit: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(PostgresError) -> URL {
+        var candidates: [String] = []
+        if let explicit { candidates.append(explicit) }
+        if let fromEnvironment = environment["STENO_MIGRATIONS_DIR"], !fromEnvironment.isEmpty {
+            candidates.append(fromEnvironment)
+        }
+        if explicit == nil {
+            candidates.append(FileManager.default.currentDirectoryPath + "/migrations")
+            let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent().path + "/share/steno/migrations")
+        }
+        for candidate in candidates {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
+                return URL(fileURLWithPath: candidate)
+            }
+        }
+        throw PostgresError(
+            .migrationFailed,
+            "no migrations directory found; looked in \(candidates.joined(separator: ", "))",
+            hint: "pass --migrations DIR or set STENO_MIGRATIONS_DIR to the repository's migrations folder")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+
+/// Applies pending migrations in order, each in its own transaction, under an advisory lock so
+/// that any number of processes may run it at once (every pod of a deployment, say).
+public struct MigrationRunner: Sendable {
+    public struct Status: Sendable, Equatable {
+        public var version: Int
+        public var name: String
+        public var appliedAt: Date?
+        /// The file differs from the one that was applied.
+        public var changedSinceApplied: Bool
+        public var isApplied: Bool { appliedAt != nil }
+    }
+
+    /// The key of the session advisory lock held while migrating (an arbitrary constant: "steno" in ASCII).
+    static let advisoryLockKey: Int64 = 0x73_74_65_6e_6f
+
+    public let migrations: [Migration]
+    let logger: Logger
+
+    public init(migrations: [Migration], logger: Logger = Logger(label: "steno.migrate")) {
+        self.migrations = migrations
+        self.logger = logger
+    }
+
+    /// Applies what is pending; returns what this call applied (nothing when another process did it).
+    public func migrate(on connection: PostgresConnection) async throws -> [Migration] {
+        try await connection.query("SELECT pg_advisory_lock($1)", [Self.advisoryLockKey])
+        do {
+            let applied = try await applyPending(on: connection)
+            try await connection.query("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey])
+            return applied
+        } catch let error as PostgresError where error.code == .connectionLost {
+            throw error  // the session, and with it the lock, is gone
+        } catch {
+            _ = try? await connection.query("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey])
+            throw error
+        }
+    }
+
+    /// Every known migration, applied or pending, without changing anything.
+    public func status(on connection: PostgresConnection) async throws -> [Status] {
+        let applied = try await appliedMigrations(on: connection)
+        var statuses = migrations.map { migration in
+            let record = applied[migration.version]
+            return Status(
+                version: migration.version, name: migration.name, appliedAt: record?.appliedAt,
+                changedSinceApplied: record.map { $0.checksum != migration.checksum } ?? false)
+        }
+        // Versions applied by a newer Steno than this one.
+        for (version, record) in applied where !migrations.contains(where: { $0.version == version }) {
+            statuses.append(Status(version: version, name: record.name, appliedAt: record.appliedAt, changedSinceApplied: false))
+        }
+        return statuses.sorted { $0.version < $1.version }
+    }
+
+    /// The versions not yet applied.
+    public func pending(on connection: PostgresConnection) async throws -> [Migration] {
+        let applied = try await appliedMigrations(on: connection)
+        return migrations.filter { applied[$0.version] == nil }
+    }
+
+    private func applyPending(on connection: PostgresConnection) async throws -> [Migration] {
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS steno_migrations (
+                version     integer PRIMARY KEY,
+                name        text NOT NULL,
+                checksum    text NOT NULL,
+                applied_at  timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let applied = try await appliedMigrations(on: connection)
+        for migration in migrations {
+            if let record = applied[migration.version], record.checksum != migration.checksum {
+                throw PostgresError(
+                    .migrationFailed,
+                    "migration \(migration.version)_\(migration.name) was changed after it was applied",
+                    hint: "restore the original file and add the change as a new numbered migration")
+            }
+        }
+        var newlyApplied: [Migration] = []
+        for migration in migrations where applied[migration.version] == nil {
+            do {
+                try await connection.withTransaction { connection in
+                    try await connection.executeScript(migration.sql)
+                    try await connection.query(
+                        "INSERT INTO steno_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                        [migration.version, migration.name, migration.checksum])
+                }
+            } catch var error as PostgresError {
+                error.code = error.code == .connectionLost ? .connectionLost : .migrationFailed
+                error.message = "migration \(migration.version)_\(migration.name) failed and was rolled back: \(error.message)"
+                throw error
+            }
+            logger.info("applied migration", metadata: ["migration.version": "\(migration.version)", "migration.name": "\(migration.name)"])
+            newlyApplied.append(migration)
+        }
+        return newlyApplied
+    }
+
+    private func appliedMigrations(on connection: PostgresConnection) async throws -> [Int: (name: String, checksum: String, appliedAt: Date)] {
+        let exists = try await connection.query("SELECT to_regclass('steno_migrations') IS NOT NULL AS present").single()
+        guard try exists.decode("present", as: Bool.self) else { return [:] }
+        var applied: [Int: (String, String, Date)] = [:]
+        for row in try await connection.query("SELECT version, name, checksum, applied_at FROM steno_migrations") {
+            applied[try row.decode("version")] = (try row.decode("name"), try row.decode("checksum"), try row.decode("applied_at"))
+        }
+        return applied
+    }
+}

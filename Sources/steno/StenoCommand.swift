@@ -1,0 +1,8 @@
+import StenoCLI
+
+@main
+struct StenoCommand {
+    static func main() async {
+        await Steno.main()
+    }
+}
