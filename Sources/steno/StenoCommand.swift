@@ -3,6 +3,7 @@ import StenoCLI
 @main
 struct StenoCommand {
     static func main() async {
+        CLILogging.bootstrap()
         await Steno.main()
     }
 }

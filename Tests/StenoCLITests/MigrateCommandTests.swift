@@ -1,0 +1,65 @@
+import Foundation
+import StenoTestSupport
+import Testing
+
+@Suite("steno migrate")
+struct MigrateCommandTests {
+    @Test("creates the schema on an empty database and says so; a second run applies nothing")
+    func migrateTwice() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let url = database.configuration.connectionString
+            let first = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
+            #expect(first.status == 0, "\(first.standardError)")
+            #expect(first.standardOutput.contains("applied 0001_schema"))
+            #expect(first.standardOutput.contains("Applied 1 migration."))
+
+            let second = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
+            #expect(second.status == 0)
+            #expect(second.standardOutput.contains("nothing to apply"))
+
+            let status = try await StenoProcess.run(["migrate", "--status", "--json", "--database-url", url, "--migrations", PackageRoot.migrations.path])
+            #expect(status.status == 0)
+            let entries = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [[String: Any]]
+            #expect(entries?.first?["version"] as? Int == 1)
+            #expect(entries?.first?["applied_at"] is String)
+        }
+    }
+
+    @Test("--status on an empty database lists the pending migration")
+    func statusPending() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let result = try await StenoProcess.run(
+                ["migrate", "--status", "--database-url", database.configuration.connectionString, "--migrations", PackageRoot.migrations.path])
+            #expect(result.status == 0)
+            #expect(result.standardOutput.contains("0001_schema  pending"))
+            #expect(result.standardOutput.contains("1 pending: run `steno migrate`."))
+        }
+    }
+
+    @Test("an unreachable database exits 3 with a hint and no password")
+    func unreachable() async throws {
+        let result = try await StenoProcess.run(
+            ["migrate", "--database-url", "postgres://steno:topsecret@127.0.0.1:1/steno", "--connect-window", "0",
+             "--migrations", PackageRoot.migrations.path])
+        #expect(result.status == 3)
+        #expect(result.standardError.contains("connection_failed"))
+        #expect(result.standardError.contains("STENO_DATABASE_URL"))
+        #expect(!result.standardError.contains("topsecret"))
+        #expect(!result.standardOutput.contains("topsecret"))
+    }
+
+    @Test("a missing migrations directory says where it looked and what to pass")
+    func missingDirectory() async throws {
+        let result = try await StenoProcess.run(["migrate", "--migrations", "/nonexistent/migrations"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("/nonexistent/migrations"))
+        #expect(result.standardError.contains("--migrations"))
+    }
+
+    @Test("a bad flag is a usage error")
+    func badFlag() async throws {
+        let result = try await StenoProcess.run(["migrate", "--no-such-flag"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("no-such-flag"))
+    }
+}

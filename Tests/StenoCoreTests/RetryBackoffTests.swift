@@ -1,0 +1,51 @@
+import StenoCore
+import Testing
+
+@Suite("RetryBackoff")
+struct RetryBackoffTests {
+    @Test("doubles per attempt up to the cap, without jitter")
+    func exponential() {
+        let backoff = RetryBackoff(base: .seconds(10), cap: .seconds(60), jitter: 0)
+        #expect((1...5).map { backoff.delay(afterAttempt: $0) } == [.seconds(10), .seconds(20), .seconds(40), .seconds(60), .seconds(60)])
+    }
+
+    @Test("jitter stays within its fraction")
+    func jitterBounds() {
+        let backoff = RetryBackoff(base: .seconds(100), cap: .seconds(1000), jitter: 0.1)
+        for _ in 0..<200 {
+            let delay = backoff.delay(afterAttempt: 1)
+            #expect(delay >= .seconds(90) && delay <= .seconds(110))
+        }
+    }
+}
+
+@Suite("Job vocabulary")
+struct JobVocabularyTests {
+    @Test("priority names parse and order")
+    func priorities() {
+        #expect(JobPriority(name: "HIGH") == .high)
+        #expect(JobPriority(name: "next") == .medium)
+        #expect(JobPriority(name: "urgent") == nil)
+        #expect(JobPriority.low < .medium && JobPriority.medium < .high)
+    }
+
+    @Test("only failures that may heal are retryable")
+    func retryable() {
+        #expect(FailureClass.transient.isRetryable)
+        #expect(!FailureClass.permanent.isRetryable)
+        #expect(!FailureClass.configuration.isRetryable)
+        #expect(!FailureClass.tooLarge.isRetryable)
+    }
+
+    @Test("a lease exists only for a running job with an owner")
+    func lease() {
+        let job = Job(
+            id: 7, kind: .chunk, state: .running, priority: .low, runAt: .now, attempt: 2, maxAttempts: 5,
+            mediaID: nil, chapterID: nil, chunkID: nil, leaseOwner: "w", leaseExpiresAt: .now,
+            cancelRequested: false, errorClass: nil, errorMessage: nil, createdAt: .now)
+        #expect(job.lease == JobLease(jobID: 7, owner: "w", attempt: 2))
+        var queued = job
+        queued.state = .queued
+        #expect(queued.lease == nil)
+    }
+}

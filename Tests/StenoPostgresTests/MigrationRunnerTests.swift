@@ -1,0 +1,106 @@
+import Foundation
+import StenoTestSupport
+import Testing
+
+@testable import StenoPostgres
+
+@Suite("MigrationRunner")
+struct MigrationRunnerTests {
+    let migrations: [Migration]
+
+    init() throws {
+        migrations = try Migration.load(from: PackageRoot.migrations)
+    }
+
+    @Test("applies the schema once; a second run applies nothing")
+    func appliesOnce() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let runner = MigrationRunner(migrations: migrations)
+            #expect(try await runner.pending(on: connection).count == migrations.count)
+
+            let first = try await runner.migrate(on: connection)
+            #expect(first.map(\.version) == migrations.map(\.version))
+            let second = try await runner.migrate(on: connection)
+            #expect(second.isEmpty)
+
+            let tables = try await connection.query(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
+            ).map { try $0.decode("table_name", as: String.self) }
+            for table in ["chapters", "chunks", "job_attempts", "jobs", "media", "segments", "steno_migrations", "workers"] {
+                #expect(tables.contains(table), "table \(table)")
+            }
+            let statuses = try await runner.status(on: connection)
+            #expect(statuses.allSatisfy { $0.isApplied && !$0.changedSinceApplied })
+            await connection.close()
+        }
+    }
+
+    @Test("ten processes migrating at once apply each migration exactly once")
+    func concurrent() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let runner = MigrationRunner(migrations: migrations)
+            let appliedCounts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        let connection = try await PostgresConnection.connect(configuration: database.configuration)
+                        let applied = try await runner.migrate(on: connection)
+                        await connection.close()
+                        return applied.count
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(appliedCounts.reduce(0, +) == migrations.count)
+            let client = database.client()
+            let rows = try await client.query("SELECT count(*) AS n, count(DISTINCT version) AS distinct_versions FROM steno_migrations").single()
+            #expect(try rows.decode("n", as: Int.self) == migrations.count)
+            #expect(try rows.decode("distinct_versions", as: Int.self) == migrations.count)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a migration edited after it was applied is refused with a hint")
+    func changedMigration() async throws {
+        try await TestDatabase.with { database in
+            var edited = migrations
+            edited[0].sql += "\n-- edited later\n"
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let error = await #expect(throws: PostgresError.self) {
+                _ = try await MigrationRunner(migrations: edited).migrate(on: connection)
+            }
+            #expect(error?.code == .migrationFailed)
+            #expect(error?.hint?.contains("new numbered migration") == true)
+            #expect(try await MigrationRunner(migrations: edited).status(on: connection)[0].changedSinceApplied)
+            await connection.close()
+        }
+    }
+
+    @Test("a failing migration is rolled back whole and reported with its name")
+    func failingMigrationRollsBack() async throws {
+        try await TestDatabase.with { database in
+            let broken = migrations + [Migration(version: 9999, name: "broken", sql: "CREATE TABLE half_done (id int); SELECT no_such_function();")]
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let error = await #expect(throws: PostgresError.self) {
+                _ = try await MigrationRunner(migrations: broken).migrate(on: connection)
+            }
+            #expect(error?.code == .migrationFailed)
+            #expect(error?.message.contains("9999_broken") == true)
+            let exists = try await connection.query("SELECT to_regclass('half_done') IS NOT NULL AS present").single().decode("present", as: Bool.self)
+            #expect(!exists)
+            // The lock was released: a correct run still goes through.
+            #expect(try await MigrationRunner(migrations: migrations).migrate(on: connection).isEmpty)
+            await connection.close()
+        }
+    }
+
+    @Test("file names must be numbered")
+    func badFileName() throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("steno-migrations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "SELECT 1;".write(to: directory.appendingPathComponent("schema.sql"), atomically: true, encoding: .utf8)
+        let error = #expect(throws: PostgresError.self) { try Migration.load(from: directory) }
+        #expect(error?.message.contains("NNNN_description.sql") == true)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import StenoTestSupport
+import Testing
+
+@testable import StenoPostgres
+
+@Suite("PostgresConnection")
+struct PostgresConnectionTests {
+    @Test("parameters and columns round-trip every supported type")
+    func roundTrip() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let moment = Date(timeIntervalSince1970: 1_795_000_000.123456)
+            let text = "quote \" backslash \\ comma , brace { unicode é 日本"
+            let row = try await connection.query(
+                """
+                SELECT $1::bigint AS big, $2::text AS text, $3::boolean AS flag, $4::float8 AS real,
+                       $5::timestamptz AS moment, $6::bigint[] AS ids, $7::text[] AS names, $8::text AS missing,
+                       $9::integer AS small
+                """,
+                [Int64.max, text, true, 0.1, moment, [Int64(1), -2, 3], ["a b", "c,d", "\"q\"", ""], String?.none, Int32.min]
+            ).single()
+            #expect(try row.decode("big", as: Int64.self) == Int64.max)
+            #expect(try row.decode("text", as: String.self) == text)
+            #expect(try row.decode("flag", as: Bool.self) == true)
+            #expect(try row.decode("real", as: Double.self) == 0.1)
+            let decodedMoment = try row.decode("moment", as: Date.self)
+            #expect(abs(decodedMoment.timeIntervalSince(moment)) < 0.000_001)
+            #expect(try row.decode("ids", as: [Int64].self) == [1, -2, 3])
+            #expect(try row.decode("names", as: [String].self) == ["a b", "c,d", "\"q\"", ""])
+            #expect(try row.decode("missing", as: String?.self) == nil)
+            #expect(try row.decode("small", as: Int32.self) == Int32.min)
+            await connection.close()
+        }
+    }
+
+    @Test("NULL in a non-optional column, a missing column and a wrong type are decoding errors")
+    func decodingErrors() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let row = try await connection.query("SELECT NULL::text AS empty, 'x' AS letter").single()
+            #expect(throws: PostgresError.self) { try row.decode("empty", as: String.self) }
+            #expect(throws: PostgresError.self) { try row.decode("absent", as: String.self) }
+            let error = #expect(throws: PostgresError.self) { try row.decode("letter", as: Int.self) }
+            #expect(error?.code == .decodingFailed)
+            #expect(error?.description.contains("x") == false, "the value itself stays out of the message")
+            await connection.close()
+        }
+    }
+
+    @Test("a server error carries its SQLSTATE and the statement, and the connection stays usable")
+    func serverError() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            try await connection.query("CREATE TABLE t (id integer PRIMARY KEY)")
+            try await connection.query("INSERT INTO t VALUES ($1)", [1])
+            let error = await #expect(throws: PostgresError.self) {
+                try await connection.query("INSERT INTO t VALUES ($1)", [1])
+            }
+            #expect(error?.code == .serverError)
+            #expect(error?.sqlState == PostgresError.uniqueViolation)
+            #expect(error?.statement == "INSERT INTO t VALUES ($1)")
+            let count = try await connection.query("SELECT count(*) AS n FROM t").single().decode("n", as: Int.self)
+            #expect(count == 1)
+            await connection.close()
+        }
+    }
+
+    @Test("a transaction commits, or rolls back everything when its body throws")
+    func transactions() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let client = database.client()
+            try await client.query("CREATE TABLE t (id integer PRIMARY KEY)")
+            try await client.withTransaction { connection in
+                try await connection.query("INSERT INTO t VALUES (1)")
+                try await connection.query("INSERT INTO t VALUES (2)")
+            }
+            await #expect(throws: PostgresError.self) {
+                try await client.withTransaction { connection in
+                    try await connection.query("INSERT INTO t VALUES (3)")
+                    try await connection.query("INSERT INTO t VALUES (1)")
+                }
+            }
+            let ids = try await client.query("SELECT id FROM t ORDER BY id").map { try $0.decode("id", as: Int.self) }
+            #expect(ids == [1, 2])
+            await client.shutdown()
+        }
+    }
+
+    @Test("cancelling the calling task cancels the statement on the server at once")
+    func cancellation() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let started = ContinuousClock.now
+            let sleeper = Task { try await connection.query("SELECT pg_sleep(30)") }
+            try await Task.sleep(for: .milliseconds(300))
+            sleeper.cancel()
+            let outcome = await sleeper.result
+            let elapsed = ContinuousClock.now - started
+            #expect(throws: PostgresError.self) { try outcome.get() }
+            if case .failure(let error as PostgresError) = outcome {
+                #expect(error.code == .cancelled)
+            }
+            #expect(elapsed < .seconds(5))
+            let one = try await connection.query("SELECT 1 AS one").single().decode("one", as: Int.self)
+            #expect(one == 1)
+            await connection.close()
+        }
+    }
+
+    @Test("the pool never lends one connection to two tasks at once")
+    func poolExclusivity() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let client = database.client(maxConnections: 3)
+            let backends = try await withThrowingTaskGroup(of: [Int32].self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await client.withTransaction { connection in
+                            // Inside one transaction the backend must stay the same.
+                            let first = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid", as: Int32.self)
+                            try await connection.query("SELECT pg_sleep(0.05)")
+                            let second = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid", as: Int32.self)
+                            return [first, second]
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(backends.allSatisfy { $0[0] == $0[1] })
+            #expect(Set(backends.map { $0[0] }).count <= 3)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a URL's password never reaches the redacted form or a connection error")
+    func passwordNotLeaked() async throws {
+        let configuration = PostgresConfiguration(
+            connectionString: "postgres://steno:hunter2secret@127.0.0.1:1/steno", reconnectWindow: .milliseconds(200))
+        #expect(configuration.redactedConnectionString == "postgres://steno:***@127.0.0.1:1/steno")
+        let error = await #expect(throws: PostgresError.self) {
+            _ = try await PostgresConnection.connect(configuration: configuration)
+        }
+        #expect(error?.code == .connectionFailed)
+        #expect(error.map { !"\($0)".contains("hunter2secret") } == true)
+    }
+
+    @Test("keyword strings redact their password too")
+    func keywordRedaction() {
+        let configuration = PostgresConfiguration(connectionString: "host=db password=s3cret user=steno")
+        #expect(configuration.redactedConnectionString == "host=db password=*** user=steno")
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a program to completion and captures its output, with `posix_spawn` and `waitpid`.
+///
+/// Foundation's `Process` on Linux left finished children unreaped under the test runner, so
+/// `waitUntilExit` never returned; this does the two system calls itself, on a thread of its own
+/// so that the cooperative pool is never blocked.
+public struct ChildProcess: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> ChildProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
+            }
+            thread.start()
+        }
+    }
+
+    public static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess {
+        let directory = FileManager.default.temporaryDirectory
+        let outputPath = directory.appendingPathComponent("steno-child-\(UUID().uuidString).out").path
+        let errorPath = directory.appendingPathComponent("steno-child-\(UUID().uuidString).err").path
+        defer {
+            unlink(outputPath)
+            unlink(errorPath)
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let environmentPairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environmentPairs.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw TestEnvironmentError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var waitStatus: Int32 = 0
+        while waitpid(pid, &waitStatus, 0) == -1 {
+            guard errno == EINTR else { throw TestEnvironmentError("waitpid failed for \(executable): errno \(errno)") }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        let exitStatus: Int32 = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
+        let output = FileManager.default.contents(atPath: outputPath) ?? Data()
+        let errors = FileManager.default.contents(atPath: errorPath) ?? Data()
+        return ChildProcess(
+            status: exitStatus,
+            standardOutput: String(decoding: output, as: UTF8.self),
+            standardError: String(decoding: errors, as: UTF8.self))
+    }
+}
