@@ -117,3 +117,32 @@ struct JobStoreClaimTests {
         }
     }
 }
+
+@Suite("JobStore: claim plan")
+struct JobStoreClaimPlanTests {
+    @Test("the claim reads the partial index of queued jobs, not the table")
+    func claimUsesPartialIndex() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            // A realistic table: most jobs finished long ago, a few queued.
+            try await client.query(
+                """
+                INSERT INTO jobs (kind, state, finished_at)
+                SELECT 'chunk', 'succeeded', now() FROM generate_series(1, 20000)
+                """)
+            _ = try await JobStore(client: client).enqueue((0..<20).map { _ in NewJob(kind: .chunk) })
+            try await client.query("ANALYZE jobs")
+            let plan = try await client.query(
+                """
+                EXPLAIN SELECT id FROM jobs
+                WHERE state = 'queued' AND run_at <= now() AND ($2::text[] IS NULL OR kind = ANY($2::text[]))
+                ORDER BY priority DESC, run_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+                """,
+                [10, [String]?.none]
+            ).map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
+            #expect(plan.contains("Index Scan using jobs_claim_idx"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+            await client.shutdown()
+        }
+    }
+}

@@ -13,6 +13,8 @@ public struct JobStore: Sendable {
         public static let jobs = "steno_jobs"
         /// Running jobs were flagged for cancel; the payload is the id of the worker holding them.
         public static let cancel = "steno_cancel"
+        /// A media finished (succeeded, failed or cancelled); the payload is its id.
+        public static let media = "steno_media"
     }
 
     public let client: PostgresClient
