@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import StenoCore
 
 /// A pool of connections shared by the tasks of one process.
 ///
@@ -10,36 +10,26 @@ public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
     public let maxConnections: Int
     let logger: Logger
-
-    private struct State: ~Copyable {
-        var idle: [PostgresConnection] = []
-        var open = 0
-        var waiters: [(id: Int, continuation: CheckedContinuation<PostgresConnection, any Error>)] = []
-        var nextWaiterID = 0
-        var closed = false
-    }
-
-    private enum Lease {
-        case reuse(PostgresConnection)
-        case open
-        case wait
-        case closed
-    }
-
-    private let state = Mutex(State())
+    private let pool: ResourcePool<PostgresConnection>
 
     public init(configuration: PostgresConfiguration, maxConnections: Int = 4, logger: Logger = Logger(label: "steno.postgres")) {
         precondition(maxConnections > 0, "a pool needs at least one connection")
         self.configuration = configuration
         self.maxConnections = maxConnections
         self.logger = logger
+        // A connection opens on its first call, which reconnects with backoff: making it cannot fail.
+        self.pool = ResourcePool(capacity: maxConnections) {
+            PostgresConnection(configuration: configuration, logger: logger)
+        }
     }
 
     /// Leases a connection for the duration of `body`.
     public func withConnection<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        let connection = try await lease()
-        defer { release(connection) }
-        return try await body(connection)
+        do {
+            return try await pool.withResource(body)
+        } catch is ResourcePool<PostgresConnection>.Closed {
+            throw PostgresError(.clientClosed, "the database client was shut down")
+        }
     }
 
     /// Runs one statement on any connection.
@@ -60,85 +50,8 @@ public final class PostgresClient: Sendable {
 
     /// Closes idle connections and fails every later call and waiter.
     public func shutdown() async {
-        let (idle, waiters) = state.withLock { state in
-            state.closed = true
-            let idle = state.idle
-            state.idle = []
-            let waiters = state.waiters
-            state.waiters = []
-            return (idle, waiters)
-        }
-        for waiter in waiters {
-            waiter.continuation.resume(throwing: PostgresError(.clientClosed, "the database client was shut down"))
-        }
-        for connection in idle {
+        for connection in pool.close() {
             await connection.close()
         }
-    }
-
-    private func lease() async throws -> PostgresConnection {
-        let decision: Lease = state.withLock { state in
-            if state.closed { return .closed }
-            if let connection = state.idle.popLast() { return .reuse(connection) }
-            if state.open < maxConnections {
-                state.open += 1
-                return .open
-            }
-            return .wait
-        }
-        switch decision {
-        case .reuse(let connection):
-            return connection
-        case .open:
-            return PostgresConnection(configuration: configuration, logger: logger)
-        case .closed:
-            throw PostgresError(.clientClosed, "the database client was shut down")
-        case .wait:
-            return try await waitForConnection()
-        }
-    }
-
-    private func waitForConnection() async throws -> PostgresConnection {
-        let id = state.withLock { state in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let immediate: Lease = state.withLock { state in
-                    if state.closed { return .closed }
-                    if let connection = state.idle.popLast() { return .reuse(connection) }
-                    if Task.isCancelled { return .closed }
-                    state.waiters.append((id, continuation))
-                    return .wait
-                }
-                switch immediate {
-                case .reuse(let connection): continuation.resume(returning: connection)
-                case .closed: continuation.resume(throwing: Task.isCancelled ? CancellationError() : PostgresError(.clientClosed, "the database client was shut down"))
-                case .wait, .open: break
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<PostgresConnection, any Error>? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiter?.resume(throwing: CancellationError())
-        }
-    }
-
-    private func release(_ connection: PostgresConnection) {
-        let waiter = state.withLock { state -> CheckedContinuation<PostgresConnection, any Error>? in
-            if !state.waiters.isEmpty {
-                return state.waiters.removeFirst().continuation
-            }
-            if state.closed {
-                state.open -= 1
-            } else {
-                state.idle.append(connection)
-            }
-            return nil
-        }
-        waiter?.resume(returning: connection)
     }
 }

@@ -1,0 +1,75 @@
+import StenoCore
+import Synchronization
+import Testing
+
+@Suite("ResourcePool")
+struct ResourcePoolTests {
+    final class Counter: Sendable {
+        let made = Atomic<Int>(0)
+        let inUse = Atomic<Int>(0)
+        let mostInUse = Atomic<Int>(0)
+    }
+
+    @Test("never lends more than its capacity, and each resource to one caller at a time")
+    func capacity() async throws {
+        let counter = Counter()
+        let pool = ResourcePool<Int>(capacity: 3) { counter.made.add(1, ordering: .relaxed).newValue }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<30 {
+                group.addTask {
+                    try await pool.withResource { _ in
+                        let now = counter.inUse.add(1, ordering: .relaxed).newValue
+                        counter.mostInUse.max(now, ordering: .relaxed)
+                        try await Task.sleep(for: .milliseconds(5))
+                        counter.inUse.subtract(1, ordering: .relaxed)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counter.made.load(ordering: .relaxed) == 3)
+        #expect(counter.mostInUse.load(ordering: .relaxed) == 3)
+    }
+
+    @Test("turns callers away once the waiting line is full")
+    func exhausted() async throws {
+        let pool = ResourcePool<Int>(capacity: 1, maximumWaiting: 1) { 1 }
+        let holder = Task { try await pool.withResource { _ in try await Task.sleep(for: .milliseconds(300)) } }
+        try await Task.sleep(for: .milliseconds(50))
+        let waiter = Task { try await pool.withResource { $0 } }
+        try await Task.sleep(for: .milliseconds(50))
+        await #expect(throws: ResourcePool<Int>.Exhausted.self) { try await pool.withResource { $0 } }
+        try await holder.value
+        #expect(try await waiter.value == 1)
+    }
+
+    @Test("a cancelled waiter leaves the line, and a failed make frees its slot")
+    func cancellationAndFailure() async throws {
+        struct MakeFailed: Error {}
+        let attempts = Atomic<Int>(0)
+        let pool = ResourcePool<Int>(capacity: 1) {
+            if attempts.add(1, ordering: .relaxed).newValue == 1 { throw MakeFailed() }
+            return 7
+        }
+        await #expect(throws: MakeFailed.self) { try await pool.withResource { $0 } }
+        #expect(try await pool.withResource { $0 } == 7)
+
+        let holder = Task { try await pool.withResource { _ in try await Task.sleep(for: .milliseconds(300)) } }
+        try await Task.sleep(for: .milliseconds(50))
+        let waiter = Task { try await pool.withResource { $0 } }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(pool.waitingCount == 1)
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(pool.waitingCount == 0)
+        try await holder.value
+    }
+
+    @Test("closing fails waiters and later callers")
+    func close() async throws {
+        let pool = ResourcePool<Int>(capacity: 1) { 1 }
+        #expect(try await pool.withResource { $0 } == 1)
+        #expect(pool.close() == [1])
+        await #expect(throws: ResourcePool<Int>.Closed.self) { try await pool.withResource { $0 } }
+    }
+}
