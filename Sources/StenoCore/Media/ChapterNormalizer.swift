@@ -18,6 +18,31 @@
 /// declared end.
 public enum ChapterNormalizer {
     public static func normalize(_ marks: [Chapter], duration: MediaTime?) -> [Chapter] {
+        var chapters = survivingMarks(marks, duration: duration)
+        guard !chapters.isEmpty else {
+            guard let duration, duration > .zero else { return [] }
+            return [Chapter(index: 0, title: nil, start: .zero, end: duration)]
+        }
+        chapters[0].start = .zero
+        for position in chapters.indices.dropLast() {
+            chapters[position].end = chapters[position + 1].start
+        }
+        if let duration {
+            chapters[chapters.count - 1].end = duration
+        }
+        for position in chapters.indices {
+            chapters[position].index = position
+        }
+        return chapters
+    }
+
+    /// How many declared marks become chapters; 0 means the recording is one untitled chapter.
+    public static func usableMarkCount(_ marks: [Chapter], duration: MediaTime?) -> Int {
+        survivingMarks(marks, duration: duration).count
+    }
+
+    /// Rules 1 to 4: sorted, clamped, without empty marks, overlaps trimmed.
+    private static func survivingMarks(_ marks: [Chapter], duration: MediaTime?) -> [Chapter] {
         var chapters = marks.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         if let duration {
             chapters = chapters.map { mark in
@@ -28,7 +53,6 @@ public enum ChapterNormalizer {
             }
         }
         chapters.removeAll { $0.end <= $0.start }
-
         var trimmed: [Chapter] = []
         for (position, chapter) in chapters.enumerated() {
             var chapter = chapter
@@ -36,21 +60,6 @@ public enum ChapterNormalizer {
                 chapter.end = MediaTime.min(chapter.end, chapters[position + 1].start)
             }
             if chapter.start < chapter.end { trimmed.append(chapter) }
-        }
-
-        guard !trimmed.isEmpty else {
-            guard let duration, duration > .zero else { return [] }
-            return [Chapter(index: 0, title: nil, start: .zero, end: duration)]
-        }
-        trimmed[0].start = .zero
-        for position in trimmed.indices.dropLast() {
-            trimmed[position].end = trimmed[position + 1].start
-        }
-        if let duration {
-            trimmed[trimmed.count - 1].end = duration
-        }
-        for position in trimmed.indices {
-            trimmed[position].index = position
         }
         return trimmed
     }

@@ -21,6 +21,7 @@ final class MediaReader {
     var streamIndex: Int32 { stream.pointee.index }
 
     init(location: MediaLocation, logger: Logger) throws(MediaError) {
+        FFmpegLogLevel.configured
         self.location = location
         self.logger = logger
         let source = location.description
