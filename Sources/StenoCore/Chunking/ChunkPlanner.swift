@@ -78,8 +78,10 @@ public struct ChunkPlanner: Sendable {
         }
     }
 
-    /// The middle of the window whose surrounding stretch (`quietStretch` long) has the least
-    /// mean energy, among windows starting in `bounds`; ties go to the one nearest `ideal`.
+    /// The middle of the quietest pause among windows in `bounds`: the window whose surrounding
+    /// stretch (`quietStretch` long) has the least mean energy, widened to the run of
+    /// neighbouring windows about as quiet, so the cut lands mid-pause rather than at its edge.
+    /// Ties between separate pauses go to the one nearest `ideal`.
     private func quietestPoint(in bounds: Range<MediaTime>, near ideal: MediaTime, energy: EnergyProfile) -> MediaTime? {
         guard !energy.rms.isEmpty else { return nil }
         let first = max(energy.window(containing: bounds.lowerBound) + 1, 0)
@@ -92,20 +94,30 @@ public struct ChunkPlanner: Sendable {
         for (index, value) in energy.rms.enumerated() {
             prefix[index + 1] = prefix[index] + Double(value)
         }
+        func score(_ window: Int) -> Double {
+            let low = max(0, window - halfStretch)
+            let high = min(energy.rms.count, window - halfStretch + stretchWindows)
+            return (prefix[high] - prefix[low]) / Double(high - low)
+        }
         let idealWindow = energy.window(containing: ideal)
         var best: (window: Int, score: Double, distance: Int)?
         for window in first...last {
-            let low = max(0, window - halfStretch)
-            let high = min(energy.rms.count, window - halfStretch + stretchWindows)
-            let score = (prefix[high] - prefix[low]) / Double(high - low)
+            let candidate = score(window)
             let distance = abs(window - idealWindow)
-            if let current = best, score > current.score || (score == current.score && distance >= current.distance) {
+            if let current = best, candidate > current.score || (candidate == current.score && distance >= current.distance) {
                 continue
             }
-            best = (window, score, distance)
+            best = (window, candidate, distance)
         }
         guard let best else { return nil }
-        return energy.time(ofWindow: best.window) + energy.windowDuration * (1, 2)
+        let quietEnough = best.score * 1.25 + 1e-5
+        var runStart = best.window
+        var runEnd = best.window
+        while runStart > first, score(runStart - 1) <= quietEnough { runStart -= 1 }
+        while runEnd < last, score(runEnd + 1) <= quietEnough { runEnd += 1 }
+        let middle = (runStart + runEnd) / 2
+        let halfWindow = (runStart + runEnd) % 2 == 0 ? energy.windowDuration * (1, 2) : energy.windowDuration
+        return energy.time(ofWindow: middle) + halfWindow
     }
 }
 
