@@ -79,7 +79,7 @@ final class ChunkEncoder {
         try checkWrite(av_write_trailer(muxer.pointer), "av_write_trailer")
         avio_flush(output.context)
         if output.exceededLimit {
-            throw tooLarge(bytes: output.bytes.count)
+            throw tooLarge(bytes: max(output.attemptedSize, output.bytes.count))
         }
         return (Data(output.bytes), samplesAccepted)
     }
@@ -108,19 +108,19 @@ final class ChunkEncoder {
             av_packet_rescale_ts(packet.pointer, encoder.pointer.pointee.time_base, stream.pointee.time_base)
             // Takes the packet's reference, leaving it blank for the next one.
             try checkWrite(av_interleaved_write_frame(muxer.pointer, packet.pointer), "av_interleaved_write_frame")
-            if output.exceededLimit { throw tooLarge(bytes: output.bytes.count) }
+            if output.exceededLimit { throw tooLarge(bytes: max(output.attemptedSize, output.bytes.count)) }
         }
     }
 
     private func checkWrite(_ code: Int32, _ call: String) throws(MediaError) {
         if code < 0 && output.exceededLimit {
-            throw tooLarge(bytes: output.bytes.count)
+            throw tooLarge(bytes: max(output.attemptedSize, output.bytes.count))
         }
         try FFmpegCall.check(code, call, step: .encoding, source: nil)
     }
 
     private func tooLarge(bytes: Int) -> MediaError {
-        var error = MediaError(.encodedTooLarge, "the encoded chunk passed the upload limit of \(output.limit ?? 0) bytes after \(bytes) bytes; split it")
+        var error = MediaError(.encodedTooLarge, "the encoded chunk passed the upload limit of \(output.limit ?? 0) bytes (reached \(bytes) bytes before encoding stopped); split it")
         error.encodedBytes = bytes
         error.limitBytes = output.limit
         return error

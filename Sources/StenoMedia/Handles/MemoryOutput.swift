@@ -11,6 +11,8 @@ final class MemoryOutput {
     /// Writing stops with an error past this many bytes, so an oversized chunk fails early.
     let limit: Int?
     private(set) var exceededLimit = false
+    /// The size the output would have reached with the write that passed the limit.
+    private(set) var attemptedSize = 0
 
     private static let bufferSize: Int32 = 64 * 1024
 
@@ -40,6 +42,7 @@ final class MemoryOutput {
         let end = position + size
         if let limit, end > limit {
             exceededLimit = true
+            attemptedSize = max(attemptedSize, end)
             return steno_averror(EFBIG)
         }
         if end > bytes.count {
