@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "steno", targets: ["steno"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
+        .library(name: "StenoMedia", targets: ["StenoMedia"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,17 +45,39 @@ let package = Package(
             ]
         ),
 
+        // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
+        .target(
+            name: "StenoMedia",
+            dependencies: [
+                "CFFmpeg",
+                "StenoCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The admin CLI's commands live in a library so tests and the thin executable share them.
         .target(
             name: "StenoCLI",
             dependencies: [
                 "StenoCore",
                 "StenoPostgres",
+                "StenoMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "steno", dependencies: ["StenoCLI"]),
+
+        // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
+        .executableTarget(
+            name: "steno-bench",
+            dependencies: [
+                "StenoMedia",
+                "StenoCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/Sources/steno-bench"
+        ),
 
         .target(
             name: "StenoTestSupport",
@@ -66,6 +89,7 @@ let package = Package(
             name: "StenoPostgresTests",
             dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]
         ),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore"]),
         .testTarget(
             name: "StenoCLITests",
             dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]

@@ -17,4 +17,20 @@ static inline AVChannelLayout steno_channel_layout_mono(void) {
     return layout;
 }
 
+/* FFERRTAG-based error codes are expressions Swift does not import either. */
+static inline int steno_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int steno_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+static inline int steno_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int steno_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+static inline int steno_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
+static inline int steno_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
+static inline int steno_averror_exit(void) { return AVERROR_EXIT; }
+static inline int steno_averror_patchwelcome(void) { return AVERROR_PATCHWELCOME; }
+static inline int steno_averror_http_bad_request(void) { return AVERROR_HTTP_BAD_REQUEST; }
+static inline int steno_averror_http_unauthorized(void) { return AVERROR_HTTP_UNAUTHORIZED; }
+static inline int steno_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDDEN; }
+static inline int steno_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
+static inline int steno_averror_http_other_4xx(void) { return AVERROR_HTTP_OTHER_4XX; }
+static inline int steno_averror_http_server_error(void) { return AVERROR_HTTP_SERVER_ERROR; }
+
 #endif

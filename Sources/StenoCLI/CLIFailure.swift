@@ -1,4 +1,5 @@
 import ArgumentParser
+import StenoMedia
 import StenoPostgres
 
 /// Turns an error into a one-line message on stderr and a documented exit code; no stack traces.
@@ -14,6 +15,11 @@ enum CLIFailure {
                 return ExitCode(4)
             default: return ExitCode(1)
             }
+        }
+        if let error = error as? MediaError {
+            // The media cannot be used as it is: exit 1 with the plain reason on one line.
+            printError("error: \(error)")
+            return ExitCode(1)
         }
         printError("error: \(error)")
         return ExitCode(1)

@@ -1,0 +1,38 @@
+extension ChunkPlanner {
+    /// How long chunks should be and the limits they must respect.
+    public struct Configuration: Sendable, Hashable {
+        /// The length aimed for: a few minutes keeps retries cheap and requests short.
+        public var targetDuration: MediaTime
+        /// The backend's longest accepted file (about 1400 s for the gpt-4o models).
+        public var maxDuration: MediaTime
+        /// The backend's largest accepted upload (25 MB for OpenAI), with a margin.
+        public var maxUploadBytes: Int
+        /// What one second of encoded audio is expected to weigh: FLAC of 16 kHz mono speech is
+        /// about 17,500 bytes; the default leaves a margin. Opus at 24 kbit/s is about 3,000.
+        public var estimatedBytesPerSecond: Int
+        /// How far before or after each target boundary a cut may move to find a pause.
+        public var searchWindow: MediaTime
+        /// Audio shared by neighbouring chunks, centred on each cut.
+        public var overlap: MediaTime
+        /// The stretch whose mean energy ranks a candidate cut: a pause must last about this long.
+        public var quietStretch: MediaTime
+
+        public init(
+            targetDuration: MediaTime = MediaTime(seconds: 180),
+            maxDuration: MediaTime = MediaTime(seconds: 1400),
+            maxUploadBytes: Int = 24_000_000,
+            estimatedBytesPerSecond: Int = 24_000,
+            searchWindow: MediaTime = MediaTime(seconds: 20),
+            overlap: MediaTime = MediaTime(milliseconds: 1500),
+            quietStretch: MediaTime = MediaTime(milliseconds: 300)
+        ) {
+            self.targetDuration = targetDuration
+            self.maxDuration = maxDuration
+            self.maxUploadBytes = maxUploadBytes
+            self.estimatedBytesPerSecond = estimatedBytesPerSecond
+            self.searchWindow = searchWindow
+            self.overlap = overlap
+            self.quietStretch = quietStretch
+        }
+    }
+}

@@ -1,0 +1,129 @@
+/// Chooses where to cut a chapter into chunks: near a target length, in the quietest stretch of a
+/// search window around each target boundary, always within the backend's limits.
+///
+/// Cuts go where the speaker pauses, so that no word is split when a pause exists nearby; when
+/// the search window holds no audio data, the cut falls on the target boundary.
+public struct ChunkPlanner: Sendable {
+    public let configuration: Configuration
+    /// The longest cut range allowed: the backend's duration limit and the upload size limit
+    /// (at the estimated bitrate), less the overlap that widens every chunk.
+    public let longestCutRange: MediaTime
+
+    public init(configuration: Configuration = Configuration()) throws(ChunkPlannerError) {
+        self.configuration = configuration
+        guard configuration.targetDuration > .zero else { throw ChunkPlannerError("the target length must be positive") }
+        guard configuration.searchWindow >= .zero, configuration.overlap >= .zero else {
+            throw ChunkPlannerError("the search window and the overlap cannot be negative")
+        }
+        guard configuration.estimatedBytesPerSecond > 0, configuration.maxUploadBytes > 0 else {
+            throw ChunkPlannerError("the upload size limit and the estimated bytes per second must be positive")
+        }
+        let bySize = MediaTime(value: Int64(configuration.maxUploadBytes), timeBase: 1, Int64(configuration.estimatedBytesPerSecond))
+        let longest = MediaTime.min(configuration.maxDuration, bySize) - configuration.overlap
+        guard longest >= MediaTime(seconds: 1) else {
+            throw ChunkPlannerError(
+                "the limits (\(configuration.maxDuration) s, \(configuration.maxUploadBytes) bytes at \(configuration.estimatedBytesPerSecond) bytes/s) leave no room for a chunk with \(configuration.overlap) s of overlap")
+        }
+        self.longestCutRange = longest
+    }
+
+    /// Plans the chunks of `range` (a chapter), reading pauses from `energy`.
+    public func plan(_ range: Range<MediaTime>, energy: EnergyProfile) -> [PlannedChunk] {
+        let target = MediaTime.min(configuration.targetDuration, longestCutRange)
+        let search = MediaTime.min(configuration.searchWindow, target * (1, 2))
+        var cuts = [range.lowerBound]
+        var position = range.lowerBound
+        while range.upperBound - position > longestCutRange || range.upperBound - position > target + search {
+            let ideal = position + target
+            let earliest = MediaTime.max(ideal - search, position + MediaTime.min(target * (1, 2), MediaTime(seconds: 1)))
+            // Leave the last chunk at least the search window, so that no sliver of audio is sent alone.
+            let latest = MediaTime.min(MediaTime.min(ideal + search, position + longestCutRange), range.upperBound - search)
+            let cut = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, energy: energy)
+                ?? MediaTime.min(ideal, position + longestCutRange)
+            cuts.append(cut)
+            position = cut
+        }
+        cuts.append(range.upperBound)
+        return chunks(between: cuts, within: range)
+    }
+
+    /// Splits a chunk whose encoding came out over the upload limit into `parts` chunks, cut at
+    /// pauses near equal shares, keeping its outer edges.
+    public func split(_ chunk: PlannedChunk, into parts: Int = 2, energy: EnergyProfile) -> [PlannedChunk] {
+        precondition(parts >= 2, "a split makes at least two chunks")
+        let share = (chunk.cutEnd - chunk.cutStart) * (1, Int64(parts))
+        let search = MediaTime.min(configuration.searchWindow, share * (1, 4))
+        var cuts = [chunk.cutStart]
+        for part in 1..<parts {
+            let ideal = chunk.cutStart + share * (Int64(part), 1)
+            let cut = quietestPoint(in: (ideal - search)..<(ideal + search), near: ideal, energy: energy) ?? ideal
+            cuts.append(MediaTime.max(cut, cuts[cuts.count - 1]))
+        }
+        cuts.append(chunk.cutEnd)
+        let outer = chunk.start..<chunk.end
+        return chunks(between: cuts, within: outer).enumerated().map { offset, piece in
+            var piece = piece
+            piece.index = chunk.index + offset
+            return piece
+        }
+    }
+
+    private func chunks(between cuts: [MediaTime], within range: Range<MediaTime>) -> [PlannedChunk] {
+        let halfOverlap = configuration.overlap * (1, 2)
+        return zip(cuts, cuts.dropFirst()).enumerated().map { index, bounds in
+            PlannedChunk(
+                index: index, cutStart: bounds.0, cutEnd: bounds.1,
+                start: index == 0 ? range.lowerBound : MediaTime.max(range.lowerBound, bounds.0 - halfOverlap),
+                end: index == cuts.count - 2 ? range.upperBound : MediaTime.min(range.upperBound, bounds.1 + halfOverlap))
+        }
+    }
+
+    /// The middle of the quietest pause among windows in `bounds`: the window whose surrounding
+    /// stretch (`quietStretch` long) has the least mean energy, widened to the run of
+    /// neighbouring windows about as quiet, so the cut lands mid-pause rather than at its edge.
+    /// Ties between separate pauses go to the one nearest `ideal`.
+    private func quietestPoint(in bounds: Range<MediaTime>, near ideal: MediaTime, energy: EnergyProfile) -> MediaTime? {
+        guard !energy.rms.isEmpty else { return nil }
+        let first = max(energy.window(containing: bounds.lowerBound) + 1, 0)
+        let last = min(energy.window(containing: bounds.upperBound) - 1, energy.rms.count - 1)
+        guard first <= last else { return nil }
+
+        let stretchWindows = max(1, energy.window(containing: energy.start + configuration.quietStretch))
+        let halfStretch = stretchWindows / 2
+        var prefix = [Double](repeating: 0, count: energy.rms.count + 1)
+        for (index, value) in energy.rms.enumerated() {
+            prefix[index + 1] = prefix[index] + Double(value)
+        }
+        func score(_ window: Int) -> Double {
+            let low = max(0, window - halfStretch)
+            let high = min(energy.rms.count, window - halfStretch + stretchWindows)
+            return (prefix[high] - prefix[low]) / Double(high - low)
+        }
+        let idealWindow = energy.window(containing: ideal)
+        var best: (window: Int, score: Double, distance: Int)?
+        for window in first...last {
+            let candidate = score(window)
+            let distance = abs(window - idealWindow)
+            if let current = best, candidate > current.score || (candidate == current.score && distance >= current.distance) {
+                continue
+            }
+            best = (window, candidate, distance)
+        }
+        guard let best else { return nil }
+        let quietEnough = best.score * 1.25 + 1e-5
+        var runStart = best.window
+        var runEnd = best.window
+        while runStart > first, score(runStart - 1) <= quietEnough { runStart -= 1 }
+        while runEnd < last, score(runEnd + 1) <= quietEnough { runEnd += 1 }
+        let middle = (runStart + runEnd) / 2
+        let halfWindow = (runStart + runEnd) % 2 == 0 ? energy.windowDuration * (1, 2) : energy.windowDuration
+        return energy.time(ofWindow: middle) + halfWindow
+    }
+}
+
+extension MediaTime {
+    /// This time scaled by the fraction `factor.0 / factor.1`.
+    static func * (time: MediaTime, factor: (Int64, Int64)) -> MediaTime {
+        MediaTime(value: time.numerator, timeBase: factor.0, time.denominator * factor.1)
+    }
+}

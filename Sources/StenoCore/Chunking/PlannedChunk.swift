@@ -1,0 +1,23 @@
+/// One unit of audio to send to the transcription backend.
+///
+/// `cutStart..<cutEnd` are the chapter's cut points: neighbouring chunks share them, so these
+/// ranges tile the chapter and the merge uses them to decide which chunk a word belongs to.
+/// `start..<end` is the audio actually sent: the cut range widened by half the overlap on each
+/// side (never past the chapter), so that a word on a cut is heard whole by one of the two chunks.
+public struct PlannedChunk: Sendable, Hashable, Codable {
+    public var index: Int
+    public var cutStart: MediaTime
+    public var cutEnd: MediaTime
+    public var start: MediaTime
+    public var end: MediaTime
+
+    public init(index: Int, cutStart: MediaTime, cutEnd: MediaTime, start: MediaTime, end: MediaTime) {
+        self.index = index
+        self.cutStart = cutStart
+        self.cutEnd = cutEnd
+        self.start = start
+        self.end = end
+    }
+
+    public var duration: MediaTime { end - start }
+}

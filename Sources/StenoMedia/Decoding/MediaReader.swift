@@ -1,0 +1,118 @@
+import CFFmpeg
+import Foundation
+import Logging
+import StenoCore
+
+/// The synchronous core: an opened input, its best audio stream and that stream's decoder.
+///
+/// Every call blocks; `MediaFile` runs them on its own queue, never on the cooperative pool.
+final class MediaReader {
+    static let outputRate = 16_000
+
+    let location: MediaLocation
+    let input: InputFormatContext
+    let decoder: CodecContext
+    let stream: UnsafeMutablePointer<AVStream>
+    let logger: Logger
+    /// Whether packets have been read since opening: the next decode must seek or reopen first.
+    var hasReadPackets = false
+
+    var source: String { location.description }
+    var streamIndex: Int32 { stream.pointee.index }
+
+    init(location: MediaLocation, logger: Logger) throws(MediaError) {
+        FFmpegLogLevel.configured
+        self.location = location
+        self.logger = logger
+        let source = location.description
+        try Self.checkLocalFile(location)
+        var options: [String: String] = [:]
+        if location.isNetwork {
+            // Microseconds. A stalled server fails the read instead of hanging a worker.
+            options["rw_timeout"] = "30000000"
+            options["reconnect"] = "1"
+            options["reconnect_on_network_error"] = "1"
+            options["reconnect_delay_max"] = "8"
+        }
+        do {
+            input = try InputFormatContext(address: location.ffmpegAddress, options: options, source: source)
+        } catch {
+            throw Self.refineOpeningError(error, location: location)
+        }
+
+        var codec: UnsafePointer<AVCodec>?
+        let best = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+        if best == steno_averror_stream_not_found() {
+            throw Self.noAudioError(input: input, source: source)
+        }
+        if best == steno_averror_decoder_not_found() {
+            let audio = input.streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+            let name = audio.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } ?? "unknown"
+            throw MediaError(.unsupportedCodec, "this FFmpeg build has no decoder for the audio codec \(name)", source: source, ffmpegCall: "av_find_best_stream")
+        }
+        try FFmpegCall.check(best, "av_find_best_stream", step: .opening, source: source)
+        guard let codec, let chosen = input.pointer.pointee.streams[Int(best)] else {
+            throw MediaError(.unsupportedCodec, "no decoder for the audio stream", source: source, ffmpegCall: "av_find_best_stream")
+        }
+        stream = chosen
+        for other in input.streams where other != chosen {
+            // Cover art, chapter text tracks and video are never read.
+            other.pointee.discard = AVDISCARD_ALL
+        }
+
+        decoder = try CodecContext(codec: codec)
+        try FFmpegCall.check(avcodec_parameters_to_context(decoder.pointer, chosen.pointee.codecpar), "avcodec_parameters_to_context", step: .opening, source: source)
+        // Nothing copies the stream's time base to the decoder, and frame timestamps depend on it.
+        decoder.pointer.pointee.pkt_timebase = chosen.pointee.time_base
+        let opened = avcodec_open2(decoder.pointer, codec, nil)
+        if opened < 0 {
+            var error = FFmpegCall.error(for: opened, "avcodec_open2", step: .opening, source: source)
+            error.code = .unsupportedCodec
+            error.reason = "the \(String(cString: codec.pointee.name)) decoder cannot read this stream"
+            throw error
+        }
+    }
+
+    /// Plain errors for the common local cases, before FFmpeg turns them into less specific ones.
+    private static func checkLocalFile(_ location: MediaLocation) throws(MediaError) {
+        guard case .file(let path) = location else { return }
+        var status = stat()
+        if stat(path, &status) != 0 {
+            switch errno {
+            case ENOENT, ENOTDIR: throw MediaError(.fileNotFound, "no such file", source: path)
+            case EACCES: throw MediaError(.permissionDenied, "permission denied on a directory of the path", source: path)
+            default: throw MediaError(.fileNotFound, "cannot read the file: \(String(cString: strerror(errno)))", source: path)
+            }
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            throw MediaError(.notMediaFile, "the path is a directory", source: path)
+        }
+        if access(path, R_OK) != 0 {
+            throw MediaError(.permissionDenied, "permission denied: the file is not readable by this user", source: path)
+        }
+        if (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0 {
+            throw MediaError(.emptyFile, "the file is empty (0 bytes)", source: path)
+        }
+    }
+
+    private static func refineOpeningError(_ error: MediaError, location: MediaLocation) -> MediaError {
+        var error = error
+        if !location.isNetwork, error.code == .truncated || error.code == .corrupt {
+            error.code = .notMediaFile
+            error.reason = "the data is not in a media format FFmpeg recognises"
+        }
+        return error
+    }
+
+    private static func noAudioError(input: InputFormatContext, source: String) -> MediaError {
+        let kinds = input.streams.map { stream -> String in
+            let parameters = stream.pointee.codecpar.pointee
+            let type = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "unknown"
+            return "\(type) (\(String(cString: avcodec_get_name(parameters.codec_id))))"
+        }
+        if kinds.isEmpty {
+            return MediaError(.notMediaFile, "FFmpeg found no streams in the data", source: source, ffmpegCall: "av_find_best_stream")
+        }
+        return MediaError(.noAudioStream, "no audio stream: the file holds only \(kinds.joined(separator: ", "))", source: source, ffmpegCall: "av_find_best_stream")
+    }
+}

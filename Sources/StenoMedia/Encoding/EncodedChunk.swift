@@ -1,0 +1,12 @@
+import Foundation
+import StenoCore
+
+/// One encoded chunk, in memory, ready to upload.
+public struct EncodedChunk: Sendable, Hashable {
+    /// The audio range it holds, on the media's clock.
+    public var range: Range<MediaTime>
+    public var format: ChunkFormat
+    public var data: Data
+    /// 16 kHz samples encoded: exactly the range's sample count.
+    public var samples: Int64
+}

@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+import Logging
+import StenoCore
+
+/// One recording opened for probing, decoding and encoding.
+///
+/// FFmpeg calls block, so every one runs on this file's own serial dispatch queue, never on
+/// Swift's cooperative pool; the queue also keeps calls in order. The demuxer stays open
+/// between calls, so chunks of one chapter cost one open. Cancelling the calling task stops a
+/// decode between two packets.
+public final class MediaFile: @unchecked Sendable {
+    // @unchecked: `reader` is touched only on `queue`.
+    private let queue: DispatchQueue
+    private var reader: MediaReader?
+    public let location: MediaLocation
+    let logger: Logger
+
+    /// A decode may end this much short of the range asked for and be padded with silence:
+    /// containers round their declared duration (AAC frames, MP3 Xing headers). Anything
+    /// shorter is reported as `truncated`.
+    public static let endTolerance = MediaTime(milliseconds: 250)
+
+    public init(_ location: MediaLocation, logger: Logger = Logger(label: "steno.media")) {
+        self.location = location
+        var logger = logger
+        logger[metadataKey: "media_source"] = "\(location)"
+        self.logger = logger
+        self.queue = DispatchQueue(label: "steno.media.file")
+    }
+
+    /// Opens `location` and describes it.
+    public static func probe(_ location: MediaLocation, logger: Logger = Logger(label: "steno.media")) async throws(MediaError) -> MediaInfo {
+        try await MediaFile(location, logger: logger).probe()
+    }
+
+    public func probe() async throws(MediaError) -> MediaInfo {
+        try await run { reader, _ throws(MediaError) in reader.probe() }
+    }
+
+    /// Decodes `range` to 16 kHz mono s16 and returns it whole. Memory grows with the range
+    /// (32 KB per second), never with the file; use the block form for long ranges.
+    public func decode(_ range: Range<MediaTime>) async throws(MediaError) -> [Int16] {
+        try await run { reader, cancelled throws(MediaError) in
+            var samples: [Int16] = []
+            samples.reserveCapacity(Int(max(0, range.upperBound.sampleIndex(rate: 16_000) - range.lowerBound.sampleIndex(rate: 16_000))))
+            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+                samples.append(contentsOf: block)
+            }
+            return samples
+        }
+    }
+
+    /// Decodes `range` and hands the samples to `consumer` in blocks, on this file's queue;
+    /// a block is valid only during the call. Memory stays bounded whatever the range.
+    public func decode(
+        _ range: Range<MediaTime>,
+        blocks consumer: @escaping @Sendable (UnsafeBufferPointer<Int16>) throws(MediaError) -> Void
+    ) async throws(MediaError) -> DecodeReport {
+        try await run { reader, cancelled throws(MediaError) in
+            try self.decodeOnQueue(range, cancelled: cancelled, deliver: consumer)
+        }
+    }
+
+    /// The loudness of `range`, one RMS value per `window` (50 ms by default): what the chunk
+    /// planner reads to find pauses.
+    public func energyProfile(_ range: Range<MediaTime>, window: MediaTime = MediaTime(milliseconds: 50)) async throws(MediaError) -> EnergyProfile {
+        let windowSamples = window.sampleIndex(rate: MediaReader.outputRate)
+        guard windowSamples > 0 else {
+            throw MediaError(.invalidRange, "an energy window must hold at least one 16 kHz sample")
+        }
+        return try await run { reader, cancelled throws(MediaError) in
+            let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
+            var builder = EnergyProfileBuilder(start: rangeStart, sampleRate: MediaReader.outputRate, windowSamples: Int(windowSamples))
+            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+                builder.append(block)
+            }
+            return builder.finish()
+        }
+    }
+
+    /// Decodes and encodes `range` into memory. Throws `encodedTooLarge` (with the sizes) when
+    /// the encoding passes `sizeLimit`; `encodeSplittingIfTooLarge` splits instead.
+    public func encode(_ range: Range<MediaTime>, format: ChunkFormat = .flac, sizeLimit: Int? = nil) async throws(MediaError) -> EncodedChunk {
+        try await run { reader, cancelled throws(MediaError) in
+            let encoder = try ChunkEncoder(format: format, limit: sizeLimit)
+            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+                try encoder.append(block)
+            }
+            let (data, samples) = try encoder.finish()
+            self.logger.debug("encoded a chunk", metadata: [
+                "start": "\(range.lowerBound)", "end": "\(range.upperBound)", "format": "\(format)", "bytes": "\(data.count)",
+            ])
+            return EncodedChunk(range: range, format: format, data: data, samples: samples)
+        }
+    }
+
+    /// Runs one decode on the queue: seeks if it can, and starts again on a freshly opened
+    /// input from the beginning when the seek fails or lands past the start.
+    private func decodeOnQueue(
+        _ range: Range<MediaTime>, cancelled: CancellationFlag,
+        deliver: @escaping RangeDecoder.Deliver
+    ) throws(MediaError) -> DecodeReport {
+        let reader = try liveReader()
+        try validate(range, duration: reader.duration)
+        let first = RangeDecoder(reader: reader, range: range, endTolerance: Self.endTolerance, allowSeek: true, cancelled: cancelled, deliver: deliver)
+        switch try first.run() {
+        case .finished(let report):
+            return report
+        case .needsFreshReader:
+            logger.debug("decoding from the beginning on a fresh input", metadata: ["start": "\(range.lowerBound)"])
+            self.reader = nil
+            let fresh = try liveReader()
+            let second = RangeDecoder(reader: fresh, range: range, endTolerance: Self.endTolerance, allowSeek: false, cancelled: cancelled, deliver: deliver)
+            guard case .finished(let report) = try second.run() else {
+                throw MediaError(.corrupt, "the audio timestamps cannot be placed on the media's clock", source: location.description)
+            }
+            return report
+        }
+    }
+
+    private func validate(_ range: Range<MediaTime>, duration: MediaTime?) throws(MediaError) {
+        guard range.lowerBound >= .zero, !range.isEmpty else {
+            throw MediaError(.invalidRange, "the range \(range.lowerBound)..<\(range.upperBound) s is empty or starts before 0", source: location.description)
+        }
+        if let duration, range.upperBound > duration {
+            throw MediaError(.invalidRange, "the range ends at \(range.upperBound) s, after the end of the recording at \(duration) s", source: location.description)
+        }
+    }
+
+    private func liveReader() throws(MediaError) -> MediaReader {
+        if let reader { return reader }
+        let opened = try MediaReader(location: location, logger: logger)
+        reader = opened
+        return opened
+    }
+
+    /// Closes the input; the next call opens it again.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.reader = nil
+                continuation.resume()
+            }
+        }
+    }
+
+    private func run<Result: Sendable>(
+        _ body: @escaping @Sendable (MediaReader, CancellationFlag) throws(MediaError) -> Result
+    ) async throws(MediaError) -> Result {
+        if Task.isCancelled {
+            throw MediaError(.cancelled, "the calling task was cancelled before the media was read", source: location.description)
+        }
+        let cancelled = CancellationFlag()
+        let outcome: Swift.Result<Result, MediaError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    do throws(MediaError) {
+                        let reader = try self.liveReader()
+                        continuation.resume(returning: .success(try body(reader, cancelled)))
+                    } catch {
+                        // A failed call may leave the demuxer mid-packet; the next call opens afresh.
+                        if error.code != .encodedTooLarge && error.code != .invalidRange {
+                            self.reader = nil
+                        }
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+        return try outcome.get()
+    }
+}

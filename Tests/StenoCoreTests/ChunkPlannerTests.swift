@@ -1,0 +1,136 @@
+import StenoCore
+import Testing
+
+/// Synthetic energy profiles: speech at 0.3 RMS, pauses at 0.001, in 50 ms windows.
+private func profile(seconds: Int, pausesAt pauses: [Double], pauseLength: Double = 0.6, start: MediaTime = .zero) -> EnergyProfile {
+    let windows = seconds * 20
+    var rms = [Float](repeating: 0.3, count: windows)
+    for pause in pauses {
+        let first = Int(((pause - pauseLength / 2) * 20).rounded())
+        let last = Int(((pause + pauseLength / 2) * 20).rounded())
+        for window in max(0, first)..<min(windows, last) { rms[window] = 0.001 }
+    }
+    return EnergyProfile(start: start, windowDuration: MediaTime(milliseconds: 50), rms: rms)
+}
+
+private func seconds(_ value: Double) -> MediaTime {
+    MediaTime(value: Int64((value * 1000).rounded()), timeBase: 1, 1000)
+}
+
+@Suite struct ChunkPlannerTests {
+    @Test func cutsFallInThePauseNearestEachTarget() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(180), searchWindow: seconds(20)))
+        // Pauses at 170 s (in the window) and 150 s (outside it), then 355 s and 500 s.
+        let energy = profile(seconds: 600, pausesAt: [150, 170, 355, 500])
+        let chunks = planner.plan(.zero..<seconds(600), energy: energy)
+        let cuts = chunks.dropFirst().map(\.cutStart.seconds)
+        #expect(cuts.count == 3)
+        #expect(abs(cuts[0] - 170) <= 0.1)
+        #expect(abs(cuts[1] - 355) <= 0.1)
+        // 355 + 180 = 535: the pause at 500 is out of reach (535 - 20), so the cut stays at
+        // a loudness-neutral point inside the window.
+        #expect(cuts[2] >= 515 && cuts[2] <= 555)
+    }
+
+    @Test func cutRangesTileTheChapterAndOverlapIsCentredOnCuts() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(60), searchWindow: seconds(10), overlap: seconds(1.5)))
+        let chapter = seconds(12.5)..<seconds(400.25)
+        let energy = profile(seconds: 401, pausesAt: [70, 135, 190, 260, 330])
+        let chunks = planner.plan(chapter, energy: energy)
+        #expect(chunks.first?.cutStart == chapter.lowerBound)
+        #expect(chunks.last?.cutEnd == chapter.upperBound)
+        #expect(chunks.first?.start == chapter.lowerBound)
+        #expect(chunks.last?.end == chapter.upperBound)
+        for (left, right) in zip(chunks, chunks.dropFirst()) {
+            #expect(left.cutEnd == right.cutStart)
+            #expect(left.end - right.start == seconds(1.5))
+            #expect(left.end - left.cutEnd == seconds(0.75))
+        }
+        #expect(chunks.map(\.index) == Array(0..<chunks.count))
+    }
+
+    @Test func noChunkExceedsTheDurationLimitEvenWithoutPauses() throws {
+        // A target above the limit is capped by it; a flat profile leaves no pause to prefer.
+        let planner = try ChunkPlanner(configuration: .init(
+            targetDuration: seconds(2000), maxDuration: seconds(1400), searchWindow: seconds(30), overlap: seconds(2)))
+        let energy = profile(seconds: 5000, pausesAt: [])
+        let chunks = planner.plan(.zero..<seconds(5000), energy: energy)
+        #expect(chunks.count >= 4)
+        for chunk in chunks {
+            #expect(chunk.duration <= seconds(1400))
+        }
+    }
+
+    @Test func uploadSizeLimitShortensChunks() throws {
+        // 1,000,000 bytes at 10,000 bytes/s: 100 s per file, less the 1.5 s overlap.
+        let planner = try ChunkPlanner(configuration: .init(
+            targetDuration: seconds(180), maxUploadBytes: 1_000_000, estimatedBytesPerSecond: 10_000, searchWindow: seconds(10)))
+        #expect(planner.longestCutRange == seconds(98.5))
+        let chunks = planner.plan(.zero..<seconds(1000), energy: profile(seconds: 1000, pausesAt: []))
+        for chunk in chunks {
+            #expect(chunk.duration <= seconds(100))
+        }
+    }
+
+    @Test func shortChapterIsOneChunkAndTailIsNeverASliver() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(180), searchWindow: seconds(20)))
+        let short = planner.plan(.zero..<seconds(195), energy: profile(seconds: 195, pausesAt: [100]))
+        #expect(short.count == 1)
+        // 210 s is over target + window: one cut, and the last chunk keeps at least the window.
+        let chunks = planner.plan(.zero..<seconds(210), energy: profile(seconds: 210, pausesAt: [205]))
+        #expect(chunks.count == 2)
+        #expect(chunks[1].cutEnd - chunks[1].cutStart >= seconds(20))
+    }
+
+    @Test func longerPauseWinsOverSingleQuietWindow() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(100), searchWindow: seconds(20)))
+        var energy = profile(seconds: 300, pausesAt: [112], pauseLength: 0.8)
+        // One quiet 50 ms window (a plosive gap) closer to the target must not win.
+        energy.rms[100 * 20] = 0.0
+        let chunks = planner.plan(.zero..<seconds(300), energy: energy)
+        #expect(abs(chunks[1].cutStart.seconds - 112) <= 0.1)
+    }
+
+    @Test func missingEnergyFallsBackToTheTarget() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(100), searchWindow: seconds(10)))
+        let empty = EnergyProfile(start: .zero, windowDuration: MediaTime(milliseconds: 50), rms: [])
+        let chunks = planner.plan(.zero..<seconds(250), energy: empty)
+        #expect(chunks.map(\.cutStart) == [.zero, seconds(100), seconds(200)])
+    }
+
+    @Test func splitKeepsOuterEdgesAndCutsAtAPause() throws {
+        let planner = try ChunkPlanner(configuration: .init(searchWindow: seconds(20), overlap: seconds(1)))
+        let chunk = PlannedChunk(index: 4, cutStart: seconds(100), cutEnd: seconds(280), start: seconds(99.5), end: seconds(280.5))
+        let energy = profile(seconds: 300, pausesAt: [185])
+        let pieces = planner.split(chunk, energy: energy)
+        #expect(pieces.count == 2)
+        #expect(pieces[0].start == chunk.start && pieces[1].end == chunk.end)
+        #expect(pieces[0].cutStart == chunk.cutStart && pieces[1].cutEnd == chunk.cutEnd)
+        #expect(abs(pieces[0].cutEnd.seconds - 185) <= 0.1)
+        #expect(pieces.map(\.index) == [4, 5])
+    }
+
+    @Test func impossibleLimitsAreRejected() {
+        #expect(throws: ChunkPlannerError.self) {
+            try ChunkPlanner(configuration: .init(maxDuration: seconds(1), overlap: seconds(1.5)))
+        }
+        #expect(throws: ChunkPlannerError.self) {
+            try ChunkPlanner(configuration: .init(targetDuration: .zero))
+        }
+    }
+
+    @Test func energyBuilderMeasuresWindows() {
+        var builder = EnergyProfileBuilder(start: seconds(2), sampleRate: 16_000, windowSamples: 800)
+        builder.append([Int16](repeating: 0, count: 800))
+        builder.append([Int16](repeating: 16_384, count: 500))
+        builder.append([Int16](repeating: -16_384, count: 300))
+        builder.append([Int16](repeating: 32_767, count: 10))
+        let profile = builder.finish()
+        #expect(profile.rms.count == 3)
+        #expect(profile.rms[0] == 0)
+        #expect(abs(profile.rms[1] - 0.5) < 1e-6)
+        #expect(profile.rms[2] > 0.99)
+        #expect(profile.time(ofWindow: 2) == seconds(2.1))
+        #expect(profile.window(containing: seconds(2.099)) == 1)
+    }
+}

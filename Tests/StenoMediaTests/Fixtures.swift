@@ -1,0 +1,62 @@
+import Foundation
+import StenoCore
+import StenoMedia
+import Testing
+
+/// Locates the media the tests read: fixtures made by scripts/make-fixtures and the shared
+/// real-world files in ../shared/media.
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var directory: URL {
+        if let configured = ProcessInfo.processInfo.environment["STENO_FIXTURES_DIR"], !configured.isEmpty {
+            return URL(fileURLWithPath: configured)
+        }
+        return packageRoot.appendingPathComponent(".fixtures")
+    }
+
+    static let sharedDirectory = packageRoot.appendingPathComponent("../shared/media").standardizedFileURL
+
+    /// The path of a fixture; fails the test with the command to run when it is missing.
+    static func path(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try #require(
+            FileManager.default.fileExists(atPath: path),
+            "fixture \(name) is missing from \(directory.path): run scripts/make-fixtures (or set STENO_FIXTURES_DIR)",
+            sourceLocation: sourceLocation)
+        return path
+    }
+
+    static func shared(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let path = sharedDirectory.appendingPathComponent(name).path
+        try #require(FileManager.default.fileExists(atPath: path), "shared media \(path) is missing", sourceLocation: sourceLocation)
+        return path
+    }
+
+    /// The long file is made only on request; the memory test asks for it.
+    static func longFile() throws -> String {
+        let path = directory.appendingPathComponent("long-3h.m4a").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let status = try run(packageRoot.appendingPathComponent("scripts/make-fixtures").path, ["--long", directory.path]).status
+            try #require(status == 0, "scripts/make-fixtures --long failed; run it by hand to see why")
+        }
+        return try Fixtures.path("long-3h.m4a")
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read before waiting, so a large output never fills the pipe and blocks the child.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, outputData, errorData)
+    }
+}

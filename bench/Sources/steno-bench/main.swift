@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoMedia
+
+// Extracts every chunk of a book to 16 kHz mono FLAC with StenoMedia, then has the ffmpeg
+// command line do the same work chunk by chunk, then times ffmpeg's decode-only floor, and
+// prints the ratios. See bench/README.md.
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func runFFmpeg(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-nostdin", "-hide_banner", "-loglevel", "error"] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw MediaError(.internalFailure, "ffmpeg \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    }
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let bookPath = arguments.first ?? ".fixtures/bench-book.m4b"
+let rounds = arguments.dropFirst().first.flatMap(Int.init) ?? 3
+guard FileManager.default.fileExists(atPath: bookPath) else {
+    FileHandle.standardError.write(Data("steno-bench: \(bookPath) is missing; run scripts/make-fixtures --bench\n".utf8))
+    exit(2)
+}
+
+let clock = ContinuousClock()
+let info = try await MediaFile.probe(.file(path: bookPath))
+let planner = try ChunkPlanner()
+let noEnergy = EnergyProfile(start: .zero, windowDuration: MediaTime(milliseconds: 50), rms: [])
+// Cut points come from the planner's limits alone: the benchmark measures extraction, and
+// both sides extract exactly the same ranges.
+let chunks = info.chapters.flatMap { chapter in planner.plan(chapter.start..<chapter.end, energy: noEnergy) }
+print("book: \(bookPath), \(info.duration?.clockDescription ?? "?"), \(info.chapters.count) chapters, \(chunks.count) chunks (target 180 s, overlap 1.5 s)")
+
+var stenoBest = Double.infinity
+var cliBest = Double.infinity
+var floorBest = Double.infinity
+var bytes = 0
+for round in 1...rounds {
+    let stenoTime = try await clock.measure {
+        let file = MediaFile(.file(path: bookPath))
+        bytes = 0
+        for chunk in chunks {
+            bytes += try await file.encode(chunk.start..<chunk.end, format: .flac).data.count
+        }
+    }
+    let decodeTime = try await clock.measure {
+        let file = MediaFile(.file(path: bookPath))
+        for chunk in chunks {
+            _ = try await file.decode(chunk.start..<chunk.end) { _ in }
+        }
+    }
+    let cliTime = try clock.measure {
+        for chunk in chunks {
+            try runFFmpeg(["-ss", "\(chunk.start)", "-to", "\(chunk.end)", "-i", bookPath,
+                           "-ac", "1", "-ar", "16000", "-sample_fmt", "s16", "-c:a", "flac", "-f", "flac", "-"])
+        }
+    }
+    let floorTime = try clock.measure { try runFFmpeg(["-i", bookPath, "-f", "null", "-"]) }
+    stenoBest = min(stenoBest, seconds(stenoTime))
+    cliBest = min(cliBest, seconds(cliTime))
+    floorBest = min(floorBest, seconds(floorTime))
+    print(String(format: "round %d: StenoMedia %.2f s (decode+resample alone %.2f s), ffmpeg CLI per chunk %.2f s, ffmpeg decode-only %.2f s",
+                 round, seconds(stenoTime), seconds(decodeTime), seconds(cliTime), seconds(floorTime)))
+}
+print(String(format: "best of %d: StenoMedia %.2f s (%.1f MB FLAC), ffmpeg CLI %.2f s, decode-only %.2f s", rounds, stenoBest, Double(bytes) / 1e6, cliBest, floorBest))
+print(String(format: "ratio StenoMedia / ffmpeg CLI:  %.2f  (target < 1)", stenoBest / cliBest))
+print(String(format: "ratio StenoMedia / decode-only: %.2f  (target <= 1.5)", stenoBest / floorBest))
