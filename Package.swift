@@ -27,6 +27,11 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
         .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
+        ),
+        .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -50,6 +55,16 @@ let package = Package(
             name: "StenoMedia",
             dependencies: [
                 "CFFmpeg",
+                "StenoCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // pocketsphinx wrapper: offline English recognition with a pool of decoders, for steno-asr.
+        .target(
+            name: "StenoSpeech",
+            dependencies: [
+                "CPocketSphinx",
                 "StenoCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -90,6 +105,7 @@ let package = Package(
             dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]
         ),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore"]),
+        .testTarget(name: "StenoSpeechTests", dependencies: ["StenoSpeech", "StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoCLITests",
             dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]

@@ -1,0 +1,84 @@
+import CPocketSphinx
+import Foundation
+
+/// Owns one pocketsphinx decoder and its configuration, freed in `deinit`.
+///
+/// Not thread-safe, and each call blocks for about a fifth of the audio's duration:
+/// `RecognizerPool` gives every decoder a thread of its own and one request at a time.
+final class PocketSphinxDecoder {
+    private let decoder: OpaquePointer
+    private let configuration: OpaquePointer
+
+    /// pocketsphinx's default frame rate: ten-millisecond frames.
+    static let framesPerSecond = 100.0
+    static let sampleRate = 16_000
+
+    init(model: SpeechModel) throws(SpeechError) {
+        Self.silenceLoggingOnce
+        let arguments = [
+            "-hmm", model.acousticModel, "-lm", model.languageModel, "-dict", model.dictionary,
+            "-logfn", "/dev/null", "-samprate", String(Self.sampleRate),
+        ]
+        let argv = arguments.map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pointers = argv
+        guard let configuration = cmd_ln_parse_r(nil, ps_args(), Int32(pointers.count), &pointers, 0) else {
+            throw SpeechError(.modelUnavailable, "pocketsphinx rejected its configuration (model \(model.acousticModel))")
+        }
+        guard let decoder = ps_init(configuration) else {
+            cmd_ln_free_r(configuration)
+            throw SpeechError(
+                .modelUnavailable,
+                "pocketsphinx could not load the model from \(model.acousticModel); install pocketsphinx-en-us or set STENO_ASR_MODEL_DIR")
+        }
+        self.configuration = configuration
+        self.decoder = decoder
+    }
+
+    deinit {
+        ps_free(decoder)
+        cmd_ln_free_r(configuration)
+    }
+
+    /// Recognises one utterance of 16 kHz mono PCM; word times are relative to its first sample.
+    func recognize(_ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) -> [RecognizedWord] {
+        guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
+        try PocketSphinxCall.check(ps_start_utt(decoder), "ps_start_utt")
+        do throws(SpeechError) {
+            try PocketSphinxCall.check(ps_process_raw(decoder, base, samples.count, 0, 1), "ps_process_raw")
+        } catch {
+            _ = ps_end_utt(decoder)
+            throw error
+        }
+        try PocketSphinxCall.check(ps_end_utt(decoder), "ps_end_utt")
+
+        var words: [RecognizedWord] = []
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            var startFrame: Int32 = 0
+            var endFrame: Int32 = 0
+            ps_seg_frames(current, &startFrame, &endFrame)
+            if let raw = ps_seg_word(current), let word = Self.spokenWord(String(cString: raw)) {
+                words.append(
+                    RecognizedWord(
+                        word: word,
+                        start: Double(startFrame) / Self.framesPerSecond,
+                        end: Double(endFrame + 1) / Self.framesPerSecond))
+            }
+            segment = ps_seg_next(current)
+        }
+        return words
+    }
+
+    /// The dictionary word without its pronunciation variant (`was(2)`); `nil` for silence,
+    /// sentence marks and noise (`<sil>`, `<s>`, `[NOISE]`, `++UH++`).
+    static func spokenWord(_ raw: String) -> String? {
+        guard let first = raw.first, first != "<", first != "[", first != "+" else { return nil }
+        if let variant = raw.firstIndex(of: "("), raw.hasSuffix(")") {
+            return String(raw[..<variant])
+        }
+        return raw
+    }
+
+    private static let silenceLoggingOnce: Void = steno_sphinx_silence_logging()
+}
