@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "steno", targets: ["steno"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
+        .library(name: "StenoTranscription", targets: ["StenoTranscription"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,12 +45,23 @@ let package = Package(
             ]
         ),
 
+        // libcurl client for OpenAI-compatible transcription backends. The only module importing CCurl.
+        .target(
+            name: "StenoTranscription",
+            dependencies: [
+                "CCurl",
+                "StenoCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The admin CLI's commands live in a library so tests and the thin executable share them.
         .target(
             name: "StenoCLI",
             dependencies: [
                 "StenoCore",
                 "StenoPostgres",
+                "StenoTranscription",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -60,6 +72,13 @@ let package = Package(
             name: "StenoTestSupport",
             dependencies: ["StenoPostgres", "StenoCore"],
             path: "Tests/StenoTestSupport"
+        ),
+        .testTarget(
+            name: "StenoTranscriptionTests",
+            dependencies: [
+                "StenoTranscription", "StenoCore", "StenoTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
         .testTarget(
