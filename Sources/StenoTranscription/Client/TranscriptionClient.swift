@@ -46,6 +46,12 @@ public final class TranscriptionClient: Sendable {
     }
 
     private func attempt(_ request: TranscriptionRequest, signal: CancellationSignal) async -> Result<TranscriptionResult, TranscriptionError> {
+        let url = configuration.endpointURL.lowercased()
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            return .failure(TranscriptionError(
+                .invalidConfiguration, .configuration, "the backend URL \(configuration.displayURL) is not http:// or https://",
+                backend: configuration.name))
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.limits.attempt
         let policy = configuration.retry

@@ -94,7 +94,12 @@ extension TranscriptionError {
         if matches(CURLE_OPERATION_TIMEDOUT) {
             return (.transient, .timedOut, "the request timed out")
         }
-        if matches(CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT) {
+        // The client checks the URL's scheme before sending, so an unsupported protocol here
+        // means a reply that is not HTTP (curl refuses HTTP/0.9): a broken server or proxy.
+        if matches(CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY) {
+            return (.transient, .transferFailed, "the backend's reply was not HTTP")
+        }
+        if matches(CURLE_URL_MALFORMAT) {
             return (.configuration, .invalidConfiguration, "the backend URL cannot be used")
         }
         // A certificate that is not trusted stays untrusted however often it is retried.
