@@ -222,3 +222,18 @@ import Testing
         #expect(error?.requests == 0)
     }
 }
+
+@Suite struct ConnectTimeoutTests {
+    @Test func connectTimeoutIsTransient() async throws {
+        let listener = try UnacceptingListener()
+        var configuration = TestBackend.configuration(url: "http://127.0.0.1:\(listener.port)", retries: 1)
+        let connect = Duration.milliseconds(300)
+        configuration.limits.connect = connect
+        let (result, elapsed) = await TestBackend.timed { try await TestBackend.client(configuration).transcribe(TestBackend.chunk) }
+        #expect(result.failure?.failureClass == .transient)
+        #expect(result.failure?.code == .timedOut)
+        #expect(result.failure?.requests == 2)
+        #expect(elapsed >= connect * 2 + TestBackend.backoffBase * (1 - TestBackend.jitter))
+        #expect(elapsed < connect * 2 + TestBackend.backoffBase * (1 + TestBackend.jitter) + TestBackend.slack)
+    }
+}
