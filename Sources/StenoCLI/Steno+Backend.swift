@@ -16,11 +16,11 @@ extension Steno.Backend {
         static let configuration = CommandConfiguration(
             abstract: "Send one second of generated audio to each configured backend and report the outcome.",
             discussion: """
-                Tests a base URL, model and key before work is enqueued. The primary backend comes
-                from STENO_BACKEND_URL, STENO_MODEL, STENO_API_KEY or STENO_API_KEY_FILE,
-                STENO_BACKEND_HEADERS, STENO_BACKEND_PATH, STENO_RESPONSE_FORMAT; the fallback from
-                the same names with STENO_FALLBACK_ in place of STENO_ (STENO_FALLBACK_BACKEND_URL, ...).
-                Each backend gets one request, without retries, so the first outcome is what you see.
+                Tests a base URL, model and key before work is enqueued. The primary backend comes \
+                from STENO_BACKEND_URL, STENO_MODEL, STENO_API_KEY or STENO_API_KEY_FILE, \
+                STENO_BACKEND_HEADERS, STENO_BACKEND_PATH and STENO_RESPONSE_FORMAT; the fallback from \
+                the same names with STENO_FALLBACK_ in place of STENO_ (STENO_FALLBACK_BACKEND_URL, ...). \
+                Each backend gets one request, without retries, so the first outcome is what you see. \
                 The API key is never printed.
 
                 Exit codes: 0 every backend answered, 1 a backend failed, 2 no usable backend configuration.
@@ -46,9 +46,12 @@ extension Steno.Backend {
 
         /// Checks every backend configured in `environment` and renders the reports.
         static func check(environment: [String: String], json: Bool) async -> (output: String, exitCode: ExitCode) {
+            // The report is the output; the client's own warnings would only repeat it on stderr.
+            var logger = Logger(label: "steno.backend-check")
+            logger.logLevel = .error
             let backends: [TranscriptionClient]
             do {
-                let client = try FallbackTranscriptionClient.fromEnvironment(environment, logger: Logger(label: "steno.backend-check"))
+                let client = try FallbackTranscriptionClient.fromEnvironment(environment, logger: logger)
                 backends = [client.primary] + (client.fallback.map { [$0] } ?? [])
             } catch {
                 return (json ? BackendCheckOutput.json(configurationError: error) : "error: \(error)", ExitCode(2))
@@ -57,7 +60,7 @@ extension Steno.Backend {
             for backend in backends {
                 var configuration = backend.configuration
                 configuration.retry.maximumRetries = 0
-                reports.append(await BackendCheck.run(TranscriptionClient(configuration: configuration, logger: Logger(label: "steno.backend-check"))))
+                reports.append(await BackendCheck.run(TranscriptionClient(configuration: configuration, logger: logger)))
             }
             let output = json ? BackendCheckOutput.json(reports) : BackendCheckOutput.text(reports)
             return (output, reports.allSatisfy(\.succeeded) ? .success : ExitCode(1))

@@ -142,3 +142,27 @@ import Testing
         }
     }
 }
+
+@Suite struct BackendErrorBodyTests {
+    @Test func htmlErrorPageBecomesItsText() {
+        let page = """
+            <!DOCTYPE HTML>
+            <html lang="en">
+                <head><meta charset="utf-8"><title>Error response</title></head>
+                <body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('POST').</p></body>
+            </html>
+            """
+        #expect(BackendErrorBody(Array(page.utf8)).message == "Error response Error code: 501 Message: Unsupported method ('POST').")
+    }
+
+    @Test func longMessagesAreShortenedToOneLine() {
+        let message = BackendErrorBody(Array(("line one\nline two " + String(repeating: "x", count: 1000)).utf8)).message
+        #expect(message?.count == BackendErrorBody.maximumMessageLength)
+        #expect(message?.hasPrefix("line one line two x") == true)
+        #expect(message?.hasSuffix("...") == true)
+    }
+
+    @Test func binaryBodyIsNoMessage() {
+        #expect(BackendErrorBody([0xff, 0xfe, 0x00, 0x81]).message == nil)
+    }
+}

@@ -20,8 +20,8 @@ struct BackendErrorBody {
             read(object)
         } else {
             let text = String(decoding: body, as: UTF8.self)
-            // A plain-text or HTML error page: keep it only if it reads as text.
-            if !text.contains("\u{FFFD}") { message = Self.shortened(text) }
+            // A plain-text or HTML error page (from a proxy, say): keep it only if it reads as text.
+            if !text.contains("\u{FFFD}") { message = Self.shortened(Self.looksLikeHTML(text) ? Self.textOfHTML(text) : text) }
         }
     }
 
@@ -44,6 +44,33 @@ struct BackendErrorBody {
         } else if let text = dictionary["message"] as? String {
             message = Self.shortened(text)
         }
+    }
+
+    private static func looksLikeHTML(_ text: String) -> Bool {
+        let start = text.trimmingWhitespace.prefix(64).lowercased()
+        return start.hasPrefix("<!doctype html") || start.hasPrefix("<html")
+    }
+
+    /// The text between the tags, without the head: what a person would read on the page.
+    static func textOfHTML(_ html: String) -> String {
+        var html = Substring(html)
+        if let headStart = html.range(of: "<head", options: .caseInsensitive),
+           let headEnd = html.range(of: "</head>", options: .caseInsensitive, range: headStart.upperBound..<html.endIndex) {
+            html = html[..<headStart.lowerBound] + html[headEnd.upperBound...]
+        }
+        var text = ""
+        var insideTag = false
+        for character in html {
+            if character == "<" {
+                insideTag = true
+                text.append(" ")
+            } else if character == ">" {
+                insideTag = false
+            } else if !insideTag {
+                text.append(character)
+            }
+        }
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// One line, at most `maximumMessageLength` characters: it is stored on rows and printed.
