@@ -147,15 +147,3 @@ private let curlProgress: CurlProgressCallback = { context, _, _, uploadTotal, u
     // A non-zero return aborts the transfer with CURLE_ABORTED_BY_CALLBACK.
     return transfer.recordProgress(uploaded: uploaded, uploadTotal: uploadTotal) ? 0 : 1
 }
-
-extension Duration {
-    var milliseconds: Int64 {
-        let parts = components
-        return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
-    }
-}
-
-/// The version reported in the User-Agent header.
-public enum StenoTranscriptionVersion {
-    public static let current = "0.1.0"
-}

@@ -119,13 +119,3 @@ extension TranscriptionError {
         return (.transient, .transferFailed, "the transfer failed")
     }
 }
-
-extension Duration {
-    /// `250 ms`, `1.5 s`: for messages.
-    var formatted: String {
-        let milliseconds = self.milliseconds
-        if milliseconds < 1000 { return "\(milliseconds) ms" }
-        let seconds = Double(milliseconds) / 1000
-        return seconds.rounded() == seconds ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
-    }
-}

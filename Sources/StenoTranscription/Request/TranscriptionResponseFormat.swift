@@ -8,8 +8,3 @@ public enum TranscriptionResponseFormat: String, Sendable, CaseIterable {
     /// The bare text. No timestamps.
     case text
 }
-
-/// `timestamp_granularities[]` values; they need `verbose_json`.
-public enum TimestampGranularity: String, Sendable, CaseIterable {
-    case segment, word
-}

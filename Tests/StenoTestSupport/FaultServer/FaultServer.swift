@@ -270,16 +270,6 @@ public final class FaultServer: @unchecked Sendable {
     }
 }
 
-public enum FaultServerError: Error, CustomStringConvertible {
-    case socket(String, Int32)
-
-    public var description: String {
-        switch self {
-        case .socket(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
-        }
-    }
-}
-
 /// Linux's POLLRDHUP (the peer closed its end), which Glibc's Swift import leaves out.
 private let pollReadHangUp: Int16 = 0x2000
 
