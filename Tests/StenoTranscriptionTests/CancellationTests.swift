@@ -9,18 +9,25 @@ import Testing
     /// The bound from the issue, measured from the cancel to the call's return.
     static let bound = Duration.milliseconds(100)
 
+    /// Runs `body` and notes when it returned, in the task that called it: the time to hand the
+    /// result on to another task is not the client's.
+    static func returning<T>(_ body: () async throws -> T) async -> (Result<T, TranscriptionError>, ContinuousClock.Instant) {
+        let (result, _) = await TestBackend.timed(body)
+        return (result, ContinuousClock.now)
+    }
+
     @Test func cancelSignalAbortsAStalledUploadInFlight() async throws {
         let server = try FaultServer(replies: [], then: .stallUpload(afterBytes: 32 * 1024))
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL, stall: .seconds(30)))
         let signal = CancellationSignal()
         let chunk = TranscriptionRequest(audio: [UInt8](repeating: 1, count: 16 * 1024 * 1024), format: .flac)
-        let call = Task { await TestBackend.timed { try await client.transcribe(chunk, cancellation: signal) } }
+        let call = Task { await Self.returning { try await client.transcribe(chunk, cancellation: signal) } }
         try await waitUntil { server.requestCount == 1 }
         try await Task.sleep(for: .milliseconds(100))
         let cancelledAt = ContinuousClock.now
         signal.cancel()
-        let (result, _) = await call.value
-        let latency = ContinuousClock.now - cancelledAt
+        let (result, returnedAt) = await call.value
+        let latency = returnedAt - cancelledAt
         #expect(result.failure?.failureClass == .cancelled)
         #expect(result.failure?.requests == 1)
         #expect(latency < Self.bound)
@@ -33,12 +40,12 @@ import Testing
     @Test func taskCancellationAbortsAHangingRequest() async throws {
         let server = try FaultServer(replies: [], then: .hang)
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let call = Task { await TestBackend.timed { try await client.transcribe(TestBackend.chunk) } }
+        let call = Task { await Self.returning { try await client.transcribe(TestBackend.chunk) } }
         try await waitUntil { server.requests.count == 1 }
         let cancelledAt = ContinuousClock.now
         call.cancel()
-        let (result, _) = await call.value
-        let latency = ContinuousClock.now - cancelledAt
+        let (result, returnedAt) = await call.value
+        let latency = returnedAt - cancelledAt
         #expect(result.failure?.failureClass == .cancelled)
         #expect(latency < Self.bound)
         // The client closed its connection: the server sees it leave.
@@ -50,16 +57,15 @@ import Testing
         let server = try FaultServer(replies: [], then: .openAIError(503, message: "overloaded", type: "server_error", headers: [("Retry-After", "2")]))
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
         let signal = CancellationSignal()
-        let call = Task { await TestBackend.timed { try await client.transcribe(TestBackend.chunk, cancellation: signal) } }
+        let call = Task { await Self.returning { try await client.transcribe(TestBackend.chunk, cancellation: signal) } }
         try await waitUntil { server.requests.count == 1 }
         try await Task.sleep(for: .milliseconds(100))
         let cancelledAt = ContinuousClock.now
         signal.cancel()
-        let (result, elapsed) = await call.value
-        #expect(ContinuousClock.now - cancelledAt < Self.bound)
+        let (result, returnedAt) = await call.value
+        #expect(returnedAt - cancelledAt < Self.bound)
         #expect(result.failure?.failureClass == .cancelled)
         #expect(result.failure?.requests == 1)
-        #expect(elapsed < .seconds(2))
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.requestCount == 1)
     }

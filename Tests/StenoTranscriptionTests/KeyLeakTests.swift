@@ -96,10 +96,13 @@ import Glibc
 
     @Test func configurationAndKeyDescriptionsHideTheKey() throws {
         let configuration = Self.configuration(url: "https://user:\(Self.key)@api.example.net/v1")
+        var dumped = ""
+        dump(configuration, to: &dumped)
         let texts = [
             String(describing: configuration), configuration.displayURL, String(describing: configuration.apiKey),
-            String(reflecting: configuration.apiKey as Any),
+            String(reflecting: configuration.apiKey as Any), "\(configuration.apiKey as Any)", dumped,
         ]
+        #expect(dumped.contains("source"))
         for text in texts {
             #expect(!text.contains(Self.key))
             #expect(!text.contains(Self.extraHeaderSecret))

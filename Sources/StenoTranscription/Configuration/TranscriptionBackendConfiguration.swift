@@ -1,7 +1,9 @@
 import StenoCore
 
 /// Everything needed to talk to one OpenAI-compatible transcription backend.
-public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertible {
+///
+/// Its description and mirror show the URL without credentials and extra headers by name only.
+public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertible, CustomReflectable {
     /// A short name for logs, results and `steno backend check`: `primary`, `fallback`, `groq`.
     public var name: String
     /// Scheme, host, port and optional path prefix, such as `https://api.openai.com` or
@@ -86,5 +88,14 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
         let key = apiKey.map { "key from \($0.source)" } ?? "no key"
         let headers = extraHeaders.isEmpty ? "" : ", extra headers: \(extraHeaders.map(\.name).joined(separator: ", "))"
         return "backend \(name) at \(displayURL), model \(model), \(responseFormat.rawValue), \(key)\(headers)"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "name": name, "url": displayURL, "apiKey": apiKey as Any, "model": model,
+            "extraHeaders": extraHeaders.map(\.name), "responseFormat": responseFormat,
+            "timestampGranularities": timestampGranularities, "pricePerAudioMinute": pricePerAudioMinute as Any,
+            "limits": limits, "retry": retry,
+        ])
     }
 }

@@ -59,6 +59,15 @@ final class CurlEasyHandle {
         return code
     }
 
+    /// Whether connecting (and the TLS handshake) is over and the request is being sent.
+    var isReadyToTransfer: Bool {
+        var microseconds: curl_off_t = 0
+        // A failing getinfo leaves 0: "not yet", which defers only the stall check.
+        return (try? CurlCall.check(
+            steno_curl_easy_getinfo_off_t(pointer, CURLINFO_PRETRANSFER_TIME_T, &microseconds), "curl_easy_getinfo")) != nil
+            && microseconds > 0
+    }
+
     /// What curl wrote into the error buffer for the last failed transfer, if anything.
     var errorMessage: String? {
         let message = String(cString: errorBuffer).trimmingWhitespace

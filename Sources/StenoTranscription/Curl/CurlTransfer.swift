@@ -25,6 +25,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var uploadedBytes = 0
     private var uploadTotal = 0
     private var lastUploadProgress = ContinuousClock.now
+    private var uploadStarted = false
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?
 
     init(request: HTTPRequest, cancellation: CancellationSignal) throws(CurlCallError) {
@@ -104,10 +105,16 @@ final class CurlTransfer: @unchecked Sendable {
         return !cancellation.isCancelled
     }
 
-    /// Whether the upload has sent nothing for the stall timeout. Once the backend starts to
-    /// answer, or every byte is sent, the backend is working and only the request timeout applies:
-    /// a long chunk can take a backend a while to transcribe without a byte moving.
+    /// Whether the upload has sent nothing for the stall timeout. Until the connection (and TLS)
+    /// is up, the connect timeout applies instead; once the backend starts to answer, or every
+    /// byte is sent, the backend is working and only the request timeout applies: a long chunk
+    /// can take a backend a while to transcribe without a byte moving.
     func isStalled(at now: ContinuousClock.Instant) -> Bool {
+        if !uploadStarted {
+            guard easy.isReadyToTransfer else { return false }
+            uploadStarted = true
+            lastUploadProgress = now
+        }
         let uploading = !responseStarted && (uploadTotal == 0 || uploadedBytes < uploadTotal)
         return uploading && now - lastUploadProgress >= stallTimeout
     }
