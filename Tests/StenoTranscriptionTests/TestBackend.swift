@@ -62,6 +62,10 @@ enum TestBackend {
 
     /// Scheduling slack for upper bounds on two shared, busy cores.
     static let slack = Duration.milliseconds(1500)
+
+    /// curl keeps its timers in whole milliseconds and may fire a fraction of one early: lower
+    /// bounds on curl-measured timeouts allow for that per request.
+    static let curlTimerGranularity = Duration.milliseconds(2)
 }
 
 extension Result {
