@@ -6,68 +6,75 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "steno", targets: ["steno"]),
+        .executable(name: "steno-asr", targets: ["steno-asr"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
         .library(name: "StenoMedia", targets: ["StenoMedia"]),
+        .library(name: "StenoTranscription", targets: ["StenoTranscription"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries. Only the matching wrapper module imports each of them.
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
             name: "CPocketSphinx",
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
         ),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
 
-        // Pure Swift: domain types, no C and no I/O.
+        // Pure Swift: domain types and logic, no C and no I/O.
         .target(name: "StenoCore"),
 
         // libpq wrapper, migration runner and the job store.
         .target(
             name: "StenoPostgres",
-            dependencies: [
-                "CLibPQ",
-                "StenoCore",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["CLibPQ", "StenoCore", .product(name: "Logging", package: "swift-log")]
         ),
 
         // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
         .target(
             name: "StenoMedia",
+            dependencies: ["CFFmpeg", "StenoCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // libcurl client for OpenAI-compatible transcription backends.
+        .target(
+            name: "StenoTranscription",
+            dependencies: ["CCurl", "StenoCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // pocketsphinx wrapper: offline English recognition with a pool of decoders.
+        .target(
+            name: "StenoSpeech",
+            dependencies: ["CPocketSphinx", "StenoCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // steno-asr: the local OpenAI-compatible transcription server.
+        .target(
+            name: "StenoASR",
             dependencies: [
-                "CFFmpeg",
+                "StenoSpeech",
+                "StenoMedia",
                 "StenoCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-
-        // pocketsphinx wrapper: offline English recognition with a pool of decoders, for steno-asr.
-        .target(
-            name: "StenoSpeech",
-            dependencies: [
-                "CPocketSphinx",
-                "StenoCore",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+        .executableTarget(
+            name: "steno-asr",
+            dependencies: ["StenoASR", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The admin CLI's commands live in a library so tests and the thin executable share them.
@@ -77,6 +84,7 @@ let package = Package(
                 "StenoCore",
                 "StenoPostgres",
                 "StenoMedia",
+                "StenoTranscription",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,30 +94,28 @@ let package = Package(
         // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
         .executableTarget(
             name: "steno-bench",
-            dependencies: [
-                "StenoMedia",
-                "StenoCore",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["StenoMedia", "StenoCore", .product(name: "Logging", package: "swift-log")],
             path: "bench/Sources/steno-bench"
         ),
 
         .target(
             name: "StenoTestSupport",
-            dependencies: ["StenoPostgres", "StenoCore"],
+            dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StenoTestSupport"
         ),
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
-        .testTarget(
-            name: "StenoPostgresTests",
-            dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]
-        ),
+        .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore"]),
+        .testTarget(
+            name: "StenoTranscriptionTests",
+            dependencies: ["StenoTranscription", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "StenoSpeechTests", dependencies: ["StenoSpeech", "StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(
-            name: "StenoCLITests",
-            dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]
+            name: "StenoASRTests",
+            dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoTestSupport"]
         ),
+        .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,7 +15,7 @@ public struct Steno: AsyncParsableCommand {
             3 the database is unreachable, 4 the database schema is out of date (run `steno migrate`).
             """,
         version: StenoVersion.current,
-        subcommands: [Migrate.self, Probe.self]
+        subcommands: [Migrate.self, Probe.self, Backend.self]
     )
 
     public init() {}

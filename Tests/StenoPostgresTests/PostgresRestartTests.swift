@@ -4,7 +4,7 @@ import Testing
 
 @testable import StenoPostgres
 
-@Suite("Database restart")
+@Suite("Database restart", .timeLimit(.minutes(3)))
 struct PostgresRestartTests {
     @Test("a query while the server restarts returns an error, and the next one succeeds")
     func queryDuringRestart() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StenoSpeech
 
-@Suite("SpeechRecognizer")
+@Suite("SpeechRecognizer", .timeLimit(.minutes(5)))
 struct SpeechRecognizerTests {
     static func bookSamples() async throws -> (FixtureBook, [Int16]) {
         let book = try FixtureBook.load()

@@ -1,0 +1,41 @@
+import Foundation
+import StenoCore
+
+/// Tries a backend with one second of generated audio, so that an operator can test a base URL,
+/// model and key before enqueueing work.
+public struct BackendCheck: Sendable {
+    public struct Report: Sendable {
+        public var backend: String
+        /// Without credentials.
+        public var url: String
+        public var model: String
+        public var latency: Duration
+        /// The text the backend made of the tone (often empty: it is not speech).
+        public var text: String?
+        public var segments: Int?
+        public var failure: TranscriptionError?
+
+        public var succeeded: Bool { failure == nil }
+    }
+
+    /// One second of a 440 Hz tone, 16 kHz mono WAV: every backend decodes WAV.
+    public static let probeAudio = WAVFile.tone(duration: .seconds(1))
+
+    public static func run(_ client: TranscriptionClient, cancellation: CancellationSignal = CancellationSignal()) async -> Report {
+        let configuration = client.configuration
+        let request = TranscriptionRequest(audio: probeAudio, format: .wav, duration: .seconds(1))
+        let started = ContinuousClock.now
+        var report = Report(
+            backend: configuration.name, url: configuration.displayURL, model: configuration.model, latency: .zero)
+        do {
+            let result = try await client.transcribe(request, cancellation: cancellation)
+            report.latency = result.latency
+            report.text = result.transcription.text
+            report.segments = result.transcription.segments.count
+        } catch {
+            report.latency = ContinuousClock.now - started
+            report.failure = error
+        }
+        return report
+    }
+}

@@ -1,0 +1,30 @@
+extension TranscriptionClient {
+    /// The multipart form for one chunk: `file` named with the format's extension, `model`, and
+    /// the optional fields the configuration and request call for.
+    func httpRequest(for request: TranscriptionRequest, timeout: Duration) -> HTTPRequest {
+        var fields: [(name: String, value: String)] = [
+            ("model", configuration.model),
+            ("response_format", configuration.responseFormat.rawValue),
+        ]
+        if configuration.responseFormat == .verboseJSON {
+            for granularity in configuration.timestampGranularities {
+                fields.append(("timestamp_granularities[]", granularity.rawValue))
+            }
+        }
+        if let language = request.language, !language.isEmpty { fields.append(("language", language)) }
+        if let prompt = request.prompt, !prompt.isEmpty { fields.append(("prompt", prompt)) }
+        if let temperature = request.temperature { fields.append(("temperature", "\(temperature)")) }
+
+        var headers = ["Accept: application/json"]
+        if let apiKey = configuration.apiKey { headers.append("Authorization: Bearer \(apiKey.value)") }
+        headers += configuration.extraHeaders.map { "\($0.name): \($0.value)" }
+        // No `Expect: 100-continue`: it costs a round trip (or curl's one-second wait on servers
+        // that ignore it) on every upload.
+        headers.append("Expect:")
+
+        return HTTPRequest(
+            url: configuration.endpointURL, headerLines: headers, fields: fields,
+            file: .init(field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: request.audio),
+            connectTimeout: configuration.limits.connect, totalTimeout: timeout, stallTimeout: configuration.limits.stall)
+    }
+}

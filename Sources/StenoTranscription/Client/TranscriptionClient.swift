@@ -1,0 +1,180 @@
+import Foundation
+import Logging
+import StenoCore
+
+/// Sends chunks to one OpenAI-compatible backend and returns their transcriptions, or an error
+/// in exactly one failure class.
+///
+/// Within one call (one attempt at a chunk) transient failures are retried with exponential
+/// backoff and jitter, or after the backend's `Retry-After`, within the attempt's time limit.
+/// A `Retry-After` longer than the attempt can wait comes back as an error with `retryAt` set.
+///
+/// All network work runs on the shared curl engine thread; callers only await. Many calls may
+/// run at once from any number of tasks.
+public final class TranscriptionClient: Sendable {
+    public let configuration: TranscriptionBackendConfiguration
+    private let logger: Logger
+    private let redactor: SecretRedactor
+    private let engine: CurlTransferEngine
+
+    public init(configuration: TranscriptionBackendConfiguration, logger: Logger = Logger(label: "steno.transcription")) {
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "backend"] = "\(configuration.name)"
+        self.logger = logger
+        redactor = SecretRedactor(secrets: configuration.secrets)
+        engine = .shared
+    }
+
+    /// Transcribes one chunk.
+    ///
+    /// Stops within milliseconds, with a `cancelled` error, when `cancellation` is cancelled or the
+    /// calling task is; no request starts after that.
+    public func transcribe(
+        _ request: TranscriptionRequest, cancellation: CancellationSignal = CancellationSignal()
+    ) async throws(TranscriptionError) -> TranscriptionResult {
+        // A signal of our own, so that task cancellation stops this call without cancelling the
+        // caller's signal, which may stand for the whole job.
+        let signal = CancellationSignal(linkedTo: cancellation)
+        defer { signal.unlink(from: cancellation) }
+        let outcome = await withTaskCancellationHandler {
+            await attempt(request, signal: signal)
+        } onCancel: {
+            signal.cancel()
+        }
+        return try outcome.get()
+    }
+
+    private func attempt(_ request: TranscriptionRequest, signal: CancellationSignal) async -> Result<TranscriptionResult, TranscriptionError> {
+        let url = configuration.endpointURL.lowercased()
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            return .failure(TranscriptionError(
+                .invalidConfiguration, .configuration, "the backend URL \(configuration.displayURL) is not http:// or https://",
+                backend: configuration.name))
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.limits.attempt
+        let policy = configuration.retry
+        var requests = 0
+        var retries = 0
+
+        while true {
+            if signal.isCancelled {
+                return .failure(cancelled(requests: requests))
+            }
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                return .failure(TranscriptionError(
+                    .attemptTimeLimit, .transient, "the attempt's time limit of \(configuration.limits.attempt.formatted) passed",
+                    backend: configuration.name, requests: requests))
+            }
+
+            requests += 1
+            let started = clock.now
+            var error: TranscriptionError
+            switch await send(request, timeout: min(configuration.limits.request, remaining), signal: signal) {
+            case .success(let transcription):
+                let latency = clock.now - started
+                logger.debug("transcribed chunk", metadata: [
+                    "requests": "\(requests)", "latency_ms": "\(latency.milliseconds)", "segments": "\(transcription.segments.count)",
+                ])
+                return .success(TranscriptionResult(
+                    transcription: transcription, backend: configuration.name, model: configuration.model,
+                    requests: requests, latency: latency, estimatedCost: cost(of: transcription, request: request)))
+            case .failure(let failure):
+                error = failure
+                error.requests = requests
+            }
+
+            guard error.failureClass == .transient, !error.retryForbiddenByBackend else {
+                log(error, retryIn: nil)
+                return .failure(error)
+            }
+            guard retries < policy.maximumRetries else {
+                log(error, retryIn: nil)
+                return .failure(error)
+            }
+            let timeLeft = deadline - clock.now
+            let delay: Duration
+            if let asked = error.retryAfter {
+                guard asked <= min(timeLeft, configuration.limits.longestRetryAfter) else {
+                    // Sleeping that long would hold the job's lease for nothing: let the job be
+                    // requeued for the time the backend named.
+                    error.retryAt = Date().addingTimeInterval(asked.seconds)
+                    log(error, retryIn: nil)
+                    return .failure(error)
+                }
+                delay = asked
+            } else {
+                delay = policy.backoff.delay(afterAttempt: retries + 1)
+                guard delay < timeLeft else {
+                    log(error, retryIn: nil)
+                    return .failure(error)
+                }
+            }
+            log(error, retryIn: delay)
+            retries += 1
+            guard await signal.sleep(for: delay) else {
+                return .failure(cancelled(requests: requests))
+            }
+        }
+    }
+
+    /// One HTTP request, its answer read into a transcription or classified as a failure.
+    private func send(_ request: TranscriptionRequest, timeout: Duration, signal: CancellationSignal) async -> Result<Transcription, TranscriptionError> {
+        let transfer: CurlTransfer
+        do throws(CurlCallError) {
+            transfer = try CurlTransfer(request: httpRequest(for: request, timeout: timeout), cancellation: signal)
+        } catch {
+            return .failure(TranscriptionError(.clientFailure, .internal, error.description, backend: configuration.name))
+        }
+        switch await engine.perform(transfer) {
+        case .failure(let failure):
+            return .failure(.classify(failure, backend: configuration.name, redactor: redactor))
+        case .success(let response) where (200..<300).contains(response.status):
+            do throws(TranscriptionResponseParser.Failure) {
+                return .success(try TranscriptionResponseParser.parse(
+                    response.body, format: configuration.responseFormat, chunkDuration: request.duration))
+            } catch {
+                switch error {
+                case .malformed(let reason, let backendMessage):
+                    return .failure(TranscriptionError(
+                        .malformedResponse, .transient, "the backend's answer could not be read: \(reason)",
+                        backend: configuration.name, status: response.status, backendMessage: backendMessage.map(redactor.redact),
+                        requestID: response.header("x-request-id").map(redactor.redact)))
+                }
+            }
+        case .success(let response):
+            return .failure(.classify(response, backend: configuration.name, redactor: redactor))
+        }
+    }
+
+    private func cancelled(requests: Int) -> TranscriptionError {
+        TranscriptionError(.cancelled, .cancelled, "the transcription was cancelled", backend: configuration.name, requests: requests)
+    }
+
+    private func cost(of transcription: Transcription, request: TranscriptionRequest) -> Double? {
+        guard let price = configuration.pricePerAudioMinute else { return nil }
+        guard let seconds = transcription.usage?.seconds ?? request.duration?.seconds ?? transcription.duration else { return nil }
+        return price * seconds / 60
+    }
+
+    private func log(_ error: TranscriptionError, retryIn delay: Duration?) {
+        var metadata: Logger.Metadata = [
+            "failure_class": "\(error.failureClass.rawValue)",
+            "error_code": "\(error.code)",
+            "requests": "\(error.requests)",
+            "error": "\(error)",
+        ]
+        if let status = error.status { metadata["http_status"] = "\(status)" }
+        if let requestID = error.requestID { metadata["request_id"] = "\(requestID)" }
+        if let delay {
+            metadata["retry_in_ms"] = "\(delay.milliseconds)"
+            logger.info("transcription request failed, retrying", metadata: metadata)
+        } else if error.failureClass == .cancelled {
+            logger.debug("transcription cancelled", metadata: metadata)
+        } else {
+            logger.warning("transcription failed", metadata: metadata)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// How long a backend asks the client to wait before the next request.
+enum RetryAfter {
+    /// From `retry-after-ms` (OpenAI's, milliseconds), then `Retry-After` in seconds or as an
+    /// HTTP date; nil when absent, unreadable, or not in the future.
+    static func delay(in response: HTTPResponse, now: Date = Date()) -> Duration? {
+        if let text = response.header("retry-after-ms"), let milliseconds = Double(text.trimmingWhitespace), milliseconds > 0 {
+            return .milliseconds(Int64(milliseconds.rounded(.up)))
+        }
+        guard let text = response.header("retry-after")?.trimmingWhitespace, !text.isEmpty else { return nil }
+        if let seconds = Double(text) {
+            return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : nil
+        }
+        guard let date = httpDate(text) else { return nil }
+        let interval = date.timeIntervalSince(now)
+        return interval > 0 ? .milliseconds(Int64((interval * 1000).rounded(.up))) : nil
+    }
+
+    /// RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`, and the obsolete RFC 850 form.
+    static func httpDate(_ text: String) -> Date? {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

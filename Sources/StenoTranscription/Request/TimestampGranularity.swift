@@ -1,0 +1,4 @@
+/// `timestamp_granularities[]` values; they need `verbose_json`.
+public enum TimestampGranularity: String, Sendable, CaseIterable {
+    case segment, word
+}

@@ -1,0 +1,27 @@
+/// One encoded chunk to transcribe, with the hints that make the result better.
+public struct TranscriptionRequest: Sendable {
+    public var audio: [UInt8]
+    public var format: AudioFormat
+    /// The chunk's length; gives the whole-chunk segment its end when the backend returns no
+    /// timestamps, and the cost when the backend reports no usage.
+    public var duration: Duration?
+    /// ISO-639-1, such as `en`; nil lets the backend detect it.
+    public var language: String?
+    /// Text that came just before this chunk (whisper uses its last 224 tokens) to keep spelling
+    /// and style consistent across chunks.
+    public var prompt: String?
+    /// 0...1; nil leaves the backend's default.
+    public var temperature: Double?
+
+    public init(
+        audio: [UInt8], format: AudioFormat, duration: Duration? = nil, language: String? = nil,
+        prompt: String? = nil, temperature: Double? = nil
+    ) {
+        self.audio = audio
+        self.format = format
+        self.duration = duration
+        self.language = language
+        self.prompt = prompt
+        self.temperature = temperature
+    }
+}

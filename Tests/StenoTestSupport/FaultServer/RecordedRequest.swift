@@ -1,0 +1,95 @@
+import Foundation
+
+/// A request the server read in full, with its multipart/form-data parts decoded.
+public struct RecordedRequest: Sendable {
+    public struct Part: Sendable {
+        public var name: String
+        public var fileName: String?
+        public var contentType: String?
+        public var body: [UInt8]
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public var head: RequestHead
+    public var body: [UInt8]
+    public var parts: [Part]
+
+    init(head: RequestHead, body: [UInt8]) {
+        self.head = head
+        self.body = body
+        parts = Self.multipartParts(of: body, contentType: head.header("content-type") ?? "")
+    }
+
+    public func header(_ name: String) -> String? { head.header(name) }
+
+    /// The text of every part named `name`, in order (`timestamp_granularities[]` may repeat).
+    public func fields(_ name: String) -> [String] { parts.filter { $0.name == name }.map(\.text) }
+
+    public func field(_ name: String) -> String? { fields(name).first }
+
+    private static func multipartParts(of body: [UInt8], contentType: String) -> [Part] {
+        guard contentType.lowercased().hasPrefix("multipart/form-data"),
+              let boundaryRange = contentType.range(of: "boundary=")
+        else { return [] }
+        let boundary = contentType[boundaryRange.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        let delimiter = Array("--\(boundary)".utf8)
+        var parts: [Part] = []
+        var sections = split(body, by: delimiter)
+        sections.removeFirst()  // the preamble
+        for slice in sections {
+            let section = Array(slice)
+            // Each section is CRLF, part headers, CRLF CRLF, body, CRLF; the last is `--` CRLF.
+            guard section.count >= 2, !(section[0] == 45 && section[1] == 45),
+                  let headEnd = firstIndex(of: [13, 10, 13, 10], in: section)
+            else { continue }
+            let headText = String(decoding: section[2..<headEnd], as: UTF8.self)
+            var partBody = Array(section[(headEnd + 4)...])
+            if partBody.suffix(2) == [13, 10] { partBody.removeLast(2) }
+            var part = Part(name: "", fileName: nil, contentType: nil, body: partBody)
+            for line in headText.components(separatedBy: "\r\n") {
+                let lower = line.lowercased()
+                if lower.hasPrefix("content-disposition:") {
+                    part.name = parameter("name", in: line) ?? ""
+                    part.fileName = parameter("filename", in: line)
+                } else if lower.hasPrefix("content-type:") {
+                    part.contentType = line.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces)
+                }
+            }
+            parts.append(part)
+        }
+        return parts
+    }
+
+    private static func parameter(_ name: String, in line: String) -> String? {
+        guard let range = line.range(of: " \(name)=\"") ?? line.range(of: ";\(name)=\"") else { return nil }
+        let rest = line[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+
+    private static func split(_ bytes: [UInt8], by delimiter: [UInt8]) -> [ArraySlice<UInt8>] {
+        var sections: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index + delimiter.count <= bytes.count {
+            if bytes[index..<(index + delimiter.count)].elementsEqual(delimiter) {
+                sections.append(bytes[start..<index])
+                index += delimiter.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        sections.append(bytes[start...])
+        return sections
+    }
+
+    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        for index in 0...(bytes.count - pattern.count)
+        where bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
+            return index
+        }
+        return nil
+    }
+}

@@ -1,0 +1,26 @@
+import StenoCore
+import StenoTestSupport
+import Testing
+@testable import StenoTranscription
+
+/// One second of generated audio sent to a backend, as `steno backend check` does.
+@Suite struct BackendCheckTests {
+    @Test func reportsSuccessWithLatency() async throws {
+        let server = try FaultServer(replies: [], then: .json(200, #"{"text":"","segments":[]}"#, delay: .milliseconds(50)))
+        let report = await BackendCheck.run(TestBackend.client(TestBackend.configuration(url: server.baseURL)))
+        #expect(report.succeeded)
+        #expect(report.latency >= .milliseconds(50))
+        #expect(report.text == "")
+        let file = try #require(server.requests.first?.parts.first { $0.name == "file" })
+        #expect(file.fileName == "audio.wav")
+        #expect(file.body == BackendCheck.probeAudio)
+    }
+
+    @Test func reportsTheFailureClassAndTheBackendsMessage() async throws {
+        let server = try FaultServer(replies: [], then: .openAIError(404, message: "The model `whisper-9` does not exist", type: "invalid_request_error", code: "model_not_found"))
+        let report = await BackendCheck.run(TestBackend.client(TestBackend.configuration(url: server.baseURL)))
+        #expect(!report.succeeded)
+        #expect(report.failure?.failureClass == .permanent)
+        #expect(report.failure?.backendMessage == "The model `whisper-9` does not exist")
+    }
+}

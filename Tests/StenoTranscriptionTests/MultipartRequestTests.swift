@@ -1,0 +1,62 @@
+import StenoCore
+import StenoTestSupport
+import Testing
+@testable import StenoTranscription
+
+/// What reaches the backend: path, headers and multipart fields.
+@Suite struct MultipartRequestTests {
+    @Test func requestCarriesEveryFieldAndTheAudio() async throws {
+        let server = try FaultServer(replies: [])
+        var configuration = TestBackend.configuration(url: server.baseURL + "/v1/")
+        configuration.timestampGranularities = [.segment, .word]
+        configuration.extraHeaders = [("OpenAI-Organization", "org-steno")]
+        let audio = Array("fLaC-not-really-but-bytes".utf8) + [0, 255, 13, 10]
+        let request = TranscriptionRequest(
+            audio: audio, format: .flac, duration: .seconds(90), language: "en", prompt: "…and that was the harbour.",
+            temperature: 0.2)
+        let result = try await TestBackend.client(configuration).transcribe(request)
+        #expect(result.requests == 1)
+        let recorded = try #require(server.requests.first)
+        #expect(recorded.head.method == "POST")
+        #expect(recorded.head.path == "/v1/audio/transcriptions")
+        #expect(recorded.header("Authorization") == "Bearer \(TestBackend.apiKey)")
+        #expect(recorded.header("OpenAI-Organization") == "org-steno")
+        #expect(recorded.header("Expect") == nil)
+        #expect(recorded.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(recorded.field("model") == "whisper-1")
+        #expect(recorded.field("response_format") == "verbose_json")
+        #expect(recorded.fields("timestamp_granularities[]") == ["segment", "word"])
+        #expect(recorded.field("language") == "en")
+        #expect(recorded.field("prompt") == "…and that was the harbour.")
+        #expect(recorded.field("temperature") == "0.2")
+        let file = try #require(recorded.parts.first { $0.name == "file" })
+        #expect(file.fileName == "audio.flac")
+        #expect(file.contentType == "audio/flac")
+        #expect(file.body == audio)
+    }
+
+    @Test func jsonFormatSendsNoGranularitiesOrOptionalFields() async throws {
+        let server = try FaultServer(replies: [])
+        var configuration = TestBackend.configuration(url: server.baseURL, responseFormat: .json)
+        configuration.model = "gpt-4o-mini-transcribe"
+        configuration.timestampGranularities = [.word]
+        configuration.apiKey = nil
+        _ = try await TestBackend.client(configuration).transcribe(TranscriptionRequest(audio: [1, 2, 3], format: .ogg))
+        let recorded = try #require(server.requests.first)
+        #expect(recorded.header("Authorization") == nil)
+        #expect(recorded.field("model") == "gpt-4o-mini-transcribe")
+        #expect(recorded.field("response_format") == "json")
+        #expect(recorded.fields("timestamp_granularities[]").isEmpty)
+        #expect(recorded.field("language") == nil)
+        #expect(recorded.field("prompt") == nil)
+        #expect(recorded.parts.first { $0.name == "file" }?.fileName == "audio.ogg")
+    }
+
+    @Test func estimatedCostFollowsThePricePerMinute() async throws {
+        let server = try FaultServer(replies: [], then: .json(200, #"{"text":"hi","usage":{"type":"duration","seconds":120}}"#))
+        var configuration = TestBackend.configuration(url: server.baseURL, responseFormat: .json)
+        configuration.pricePerAudioMinute = 0.006
+        let result = try await TestBackend.client(configuration).transcribe(TestBackend.chunk)
+        #expect(abs((result.estimatedCost ?? 0) - 0.012) < 1e-9)
+    }
+}
