@@ -11,11 +11,13 @@ public struct Steno: AsyncParsableCommand {
             --database-url or STENO_DATABASE_URL (a postgres:// URL or a libpq keyword string), and
             otherwise libpq's PGHOST, PGPORT, PGDATABASE, PGUSER and PGPASSWORD.
 
-            Exit codes: 0 success, 1 the operation failed, 2 bad usage or configuration,
-            3 the database is unreachable, 4 the database schema is out of date (run `steno migrate`).
+            \(StenoExitCode.help)
             """,
         version: StenoVersion.current,
-        subcommands: [Migrate.self]
+        subcommands: [
+            Migrate.self, Enqueue.self, Status.self, List.self, Wait.self, Focus.self, Cancel.self, Retry.self,
+            Delete.self, TranscriptCommand.self, Workers.self, Report.self,
+        ]
     )
 
     public init() {}
