@@ -122,10 +122,7 @@ struct MediaSourceResolver {
         var skipped = 0
         while let relative = enumerator.nextObject() as? String {
             let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".") {
-                enumerator.skipDescendants()
-                continue
-            }
+            if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
             let path = (directory as NSString).appendingPathComponent(relative)
             guard !isDirectory(path) else { continue }
             if Self.mediaExtensions.contains((name as NSString).pathExtension.lowercased()) {

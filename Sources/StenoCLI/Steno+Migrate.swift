@@ -10,6 +10,8 @@ extension Steno {
             discussion: """
                 Safe to run from many processes at once: they take an advisory lock, and only one
                 applies each migration. Each migration runs in its own transaction.
+
+                \(StenoExitCode.help)
                 """)
 
         @OptionGroup var database: DatabaseOptions

@@ -59,6 +59,7 @@ extension Steno {
             }
             print("media \(progress.mediaID): \(progress.displayName)")
             var summary = TextTable(["", ""])
+            summary.showsHeader = false
             summary.add(["source", progress.source])
             summary.add(["stage", "\(progress.stage.rawValue), \(HumanFormat.percent(progress.percent))"])
             summary.add(["duration", HumanFormat.duration(progress.durationSeconds)])

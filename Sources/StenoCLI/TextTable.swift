@@ -4,6 +4,8 @@ struct TextTable {
     var rows: [[String]] = []
     /// Columns aligned right (numbers).
     var rightAligned: Set<Int> = []
+    /// `false` for a list of label and value pairs.
+    var showsHeader = true
 
     init(_ headers: [String], rightAligned: Set<Int> = []) {
         self.headers = headers
@@ -15,7 +17,7 @@ struct TextTable {
     }
 
     func render() -> String {
-        let all = [headers] + rows
+        let all = (showsHeader ? [headers] : []) + rows
         let widths = headers.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
