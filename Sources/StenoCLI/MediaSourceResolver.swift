@@ -144,7 +144,8 @@ struct MediaSourceResolver {
     private func absolute(_ path: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
         let joined = expanded.hasPrefix("/") ? expanded : (currentDirectory as NSString).appendingPathComponent(expanded)
-        return (joined as NSString).standardizingPath
+        // `.` and `..` removed, symbolic links kept: the source is stored as the user named it.
+        return URL(fileURLWithPath: joined).standardized.path
     }
 
     /// Symbolic links resolved, so that a link cannot point outside the media root unnoticed.

@@ -27,8 +27,8 @@ struct ReportCommandTests {
             #expect(paused["openai"]?.contains("HTTP 401") == true)
 
             let all = try JSONOf.array(try await database.steno(["workers", "--all", "--json"]).standardOutput)
-            #expect(all.map { $0["id"] as? String } == [TestMediaBuilder.worker, "worker-silent", "worker-stopped"])
-            #expect(all.map { $0["live"] as? Bool } == [true, false, false])
+            #expect(all.map { $0["id"] as? String } == ["worker-silent", "worker-stopped", TestMediaBuilder.worker], "ordered by id")
+            #expect(all.map { $0["live"] as? Bool } == [false, false, true])
 
             let text = try await database.steno(["workers"])
             #expect(text.standardOutput.contains("worker-test-1"))

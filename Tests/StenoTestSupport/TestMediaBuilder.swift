@@ -252,7 +252,7 @@ public enum TestMediaBuilder {
             VALUES ($1, $2, $3, $4, greatest($4, 5), $5, $6, $7,
                     CASE WHEN $8 THEN $9 END, CASE WHEN $8 THEN now() + interval '5 minutes' END,
                     $10, $11, now() - make_interval(secs => $14),
-                    CASE WHEN $4 > 0 THEN now() - make_interval(secs => $12 + 30) END,
+                    CASE WHEN $4 > 0 THEN now() - make_interval(secs => $12::float8 + 30) END,
                     CASE WHEN $13 THEN now() - make_interval(secs => $12) END)
             RETURNING id
             """,
@@ -269,7 +269,7 @@ public enum TestMediaBuilder {
             try await client.query(
                 """
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, error_class, http_status, message)
-                VALUES ($1, $2, $3, now() - make_interval(secs => $4 + 30),
+                VALUES ($1, $2, $3, now() - make_interval(secs => $4::float8 + 30),
                         CASE WHEN $5::text IS NULL THEN NULL ELSE now() - make_interval(secs => $4) END, $5, $6, $7, $8)
                 """,
                 [jobID, attempt, worker, endedAgo, outcome, outcome == "succeeded" ? nil : attemptClass, attemptStatus.map { $0 } as Int?,
