@@ -5,14 +5,14 @@ extension Steno {
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Cancel a media, or one chapter of it.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Queued jobs are cancelled at once; running ones are flagged and their workers stop
                 them within moments (they are told by NOTIFY). Chunks that already succeeded are
                 kept: `steno retry` resumes from them. Cancelling what has already finished changes
                 nothing.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

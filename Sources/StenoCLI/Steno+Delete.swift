@@ -5,12 +5,12 @@ extension Steno {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete media with their chapters, chunks, transcripts, jobs and history.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Running jobs are told to stop first; their workers then write nothing. The source
                 files are not touched.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -7,12 +7,12 @@ extension Steno {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List media, newest first, with filters and paging.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Page with --limit and --offset, or (stable while media are added) with --after: pass
                 the last id of a page to get the next one; the JSON output names it as next_after.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -7,13 +7,13 @@ extension Steno {
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Report queue depth, throughput, time to done, failures and cost.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Reads the reporting views (steno_queue, steno_throughput, steno_latency,
                 steno_failures, steno_costs), which a read-only steno_reporting user can query too.
                 The queue is as of now; everything else covers work finished since --since.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

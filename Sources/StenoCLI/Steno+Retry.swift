@@ -5,13 +5,13 @@ extension Steno {
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Resume failed or cancelled media, keeping every chunk that already succeeded.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 The failed and cancelled jobs of each media go back to the queue with a fresh budget
                 of attempts; their chunks, chapters and the media become active again. Chunks that
                 succeeded are not transcribed again.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -8,7 +8,7 @@ extension Steno {
         static let configuration = CommandConfiguration(
             commandName: "transcript",
             abstract: "Export a transcript as text, SRT, WebVTT or JSON.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Times are on the recording's own clock, also for a single chapter. Subtitles hold
                 at most 2 lines of 42 characters per cue; long sentences are split at word times
                 when the backend gave them, else in proportion to their length. Chapters not
@@ -18,7 +18,7 @@ extension Steno {
                 Without --format, the format follows the extension of -o, else txt.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -8,14 +8,14 @@ extension Steno {
     struct Wait: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Wait until media finish, showing their progress.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Shows a progress bar per media on a terminal and a line per change otherwise (or
                 only the final JSON with --json). Wakes when workers report progress (LISTEN on
                 steno_media and steno_jobs) and polls every --poll-interval seconds besides, so it
                 keeps working through a database restart.
 
                 \(StenoExitCode.waitHelp)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

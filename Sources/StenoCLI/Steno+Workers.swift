@@ -5,13 +5,13 @@ extension Steno {
     struct Workers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List live workers: version, jobs in flight, last heartbeat, paused backends.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 A worker is live when it has not stopped and sent a heartbeat within --stale-after
                 seconds. "jobs" counts the leases it holds in the queue now; "reported" is what it
                 last said itself.
 
                 \(StenoExitCode.help)
-                """)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 
