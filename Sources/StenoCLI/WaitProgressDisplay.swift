@@ -34,7 +34,7 @@ final class WaitProgressDisplay {
             return
         case .lines:
             for item in media {
-                let line = summary(item, wholePercent: true)
+                let line = summary(item)
                 if lastLine[item.mediaID] != line {
                     lastLine[item.mediaID] = line
                     write(line + "\n")
@@ -68,7 +68,7 @@ final class WaitProgressDisplay {
         return line
     }
 
-    private func summary(_ item: MediaProgress, wholePercent: Bool) -> String {
+    private func summary(_ item: MediaProgress) -> String {
         var line = "media \(item.mediaID) \(item.stage.rawValue) \(Int(item.percent.rounded(.down)))%"
         if item.chapters > 1 { line += " (chapters \(item.chaptersDone)/\(item.chapters))" }
         if item.stage == .failed, let reason = item.failureReason { line += ": " + reason }
