@@ -105,7 +105,7 @@ let package = Package(
         ),
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
-        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore"]),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoTranscriptionTests",
             dependencies: ["StenoTranscription", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]

@@ -5,15 +5,26 @@ import StenoPostgres
 /// Turns an error into a one-line message on stderr and a documented exit code; no stack traces.
 enum CLIFailure {
     static func exit(for error: any Error) -> ExitCode {
+        if let exitCode = error as? ExitCode {
+            return exitCode
+        }
+        if let error = error as? AdminError {
+            printError("error: \(error)")
+            switch error.code {
+            case .schemaOutdated: return StenoExitCode.schemaOutdated
+            case .notFound, .invalidInput, .duplicateSource: return StenoExitCode.invalidInput
+            default: return StenoExitCode.failed
+            }
+        }
         if let error = error as? PostgresError {
             printError("error: \(error)")
             switch error.code {
-            case .connectionFailed, .connectionLost: return ExitCode(3)
-            case .invalidConfiguration: return ExitCode(2)
-            case .serverError where error.sqlState == PostgresError.undefinedTable:
+            case .connectionFailed, .connectionLost: return StenoExitCode.databaseUnreachable
+            case .invalidConfiguration: return StenoExitCode.invalidInput
+            case .serverError where error.sqlState == PostgresError.undefinedTable || error.sqlState == undefinedColumn:
                 printError("hint: the database schema is missing or out of date; run `steno migrate`")
-                return ExitCode(4)
-            default: return ExitCode(1)
+                return StenoExitCode.schemaOutdated
+            default: return StenoExitCode.failed
             }
         }
         if let error = error as? MediaError {
@@ -22,13 +33,24 @@ enum CLIFailure {
             return ExitCode(1)
         }
         printError("error: \(error)")
-        return ExitCode(1)
+        return StenoExitCode.failed
+    }
+
+    /// Runs a command's body, turning any failure into its message and exit code.
+    static func reporting(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            throw exit(for: error)
+        }
     }
 
     static func printError(_ line: String) {
         var standardError = StandardError()
         print(line, to: &standardError)
     }
+
+    private static let undefinedColumn = "42703"
 }
 
 struct StandardError: TextOutputStream {

@@ -7,10 +7,12 @@ extension Steno {
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply pending database migrations, or list them with --status.",
-            discussion: """
+            discussion: HelpText.reflow("""
                 Safe to run from many processes at once: they take an advisory lock, and only one
                 applies each migration. Each migration runs in its own transaction.
-                """)
+
+                \(StenoExitCode.help)
+                """))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -11,7 +11,8 @@ struct MigrateCommandTests {
             let first = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
             #expect(first.status == 0, "\(first.standardError)")
             #expect(first.standardOutput.contains("applied 0001_schema"))
-            #expect(first.standardOutput.contains("Applied 1 migration."))
+            #expect(first.standardOutput.contains("applied 0002_admin_and_reports"))
+            #expect(first.standardOutput.contains("Applied 2 migrations."))
 
             let second = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
             #expect(second.status == 0)
@@ -32,7 +33,8 @@ struct MigrateCommandTests {
                 ["migrate", "--status", "--database-url", database.configuration.connectionString, "--migrations", PackageRoot.migrations.path])
             #expect(result.status == 0)
             #expect(result.standardOutput.contains("0001_schema  pending"))
-            #expect(result.standardOutput.contains("1 pending: run `steno migrate`."))
+            #expect(result.standardOutput.contains("0002_admin_and_reports  pending"))
+            #expect(result.standardOutput.contains("2 pending: run `steno migrate`."))
         }
     }
 

@@ -1,22 +1,11 @@
 import Foundation
+import StenoTestSupport
 import Testing
 
 /// Runs the built `steno` binary, as a person or a script would.
-private func steno(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("steno")
-    try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the steno executable first (swift build)")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+private func steno(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+    let result = try await StenoProcess.run(arguments)
+    return (result.status, result.standardOutput, result.standardError)
 }
 
 private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -31,8 +20,8 @@ private func fixture(_ name: String) throws -> String {
 }
 
 @Suite struct ProbeCommandTests {
-    @Test func showsContainerStreamDurationAndChapters() throws {
-        let result = try steno(["probe", try fixture("book.m4b")])
+    @Test func showsContainerStreamDurationAndChapters() async throws {
+        let result = try await steno(["probe", try fixture("book.m4b")])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("aac, 44100 Hz, 2 channels"))
         #expect(result.output.contains("0:00:29.075"))
@@ -40,8 +29,8 @@ private func fixture(_ name: String) throws -> String {
         #expect(result.error.isEmpty, "FFmpeg's own log stays quiet: \(result.error)")
     }
 
-    @Test func jsonHasExactTimes() throws {
-        let result = try steno(["probe", "--json", try fixture("talk.mkv")])
+    @Test func jsonHasExactTimes() async throws {
+        let result = try await steno(["probe", "--json", try fixture("talk.mkv")])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let chapters = try #require(json["chapters"] as? [[String: Any]])
@@ -55,9 +44,9 @@ private func fixture(_ name: String) throws -> String {
         ("empty.mp3", "empty_file"), ("not-audio.mp3", "not_media_file"),
         ("silent-video.mp4", "no_audio_stream"), ("missing.m4b", "file_not_found"),
     ])
-    func badInputExitsWithOneLine(_ name: String, code: String) throws {
+    func badInputExitsWithOneLine(_ name: String, code: String) async throws {
         let path = name == "missing.m4b" ? fixtures.appendingPathComponent(name).path : try fixture(name)
-        let result = try steno(["probe", path])
+        let result = try await steno(["probe", path])
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
         let lines = result.error.split(separator: "\n")

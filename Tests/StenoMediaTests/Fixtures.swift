@@ -1,4 +1,5 @@
 import Foundation
+import StenoTestSupport
 import StenoCore
 import StenoMedia
 import Testing
@@ -43,20 +44,10 @@ enum Fixtures {
         return try Fixtures.path("long-3h.m4a")
     }
 
+    /// Runs a tool (ffprobe, the fixture script) to completion; see `ChildProcess` for why not `Process`.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Read before waiting, so a large output never fills the pipe and blocks the child.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, outputData, errorData)
+        let result = try ChildProcess.runBlocking(executable, arguments)
+        return (result.status, Data(result.standardOutput.utf8), Data(result.standardError.utf8))
     }
 }

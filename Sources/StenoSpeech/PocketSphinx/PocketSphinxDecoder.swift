@@ -15,12 +15,15 @@ final class PocketSphinxDecoder {
 
     init(model: SpeechModel) throws(SpeechError) {
         Self.silenceLoggingOnce
+        // No -logfn: ps_init then swaps sphinxbase's process-wide log file and closes the old one
+        // while a decoder loading on another thread may still write to it (a crash seen when the
+        // pool loaded two at once). Logging is switched off once, for the process, instead.
         // A heavier language weight with wider beams than pocketsphinx's defaults: measured on the
         // fixture book, it recovers words the default search drops ("boats" for "about its") at
         // the same speed, while -lw 10 and above start to hallucinate.
         let arguments = [
             "-hmm", model.acousticModel, "-lm", model.languageModel, "-dict", model.dictionary,
-            "-logfn", "/dev/null", "-samprate", String(Self.sampleRate),
+            "-samprate", String(Self.sampleRate),
             "-lw", "8", "-beam", "1e-60", "-wbeam", "1e-48", "-pbeam", "1e-60",
         ]
         let argv = arguments.map { strdup($0) }

@@ -1,0 +1,11 @@
+import Foundation
+
+/// Help paragraphs are written wrapped in the source; the argument parser wraps them again to
+/// the terminal's width, so single line breaks are joined first and blank lines kept.
+enum HelpText {
+    static func reflow(_ text: String) -> String {
+        text.components(separatedBy: "\n\n")
+            .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+            .joined(separator: "\n\n")
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// `--since`: a span back from now (`90m`, `24h`, `7d`, `2w`) or a date (`2026-11-20`,
+/// `2026-11-20T08:00:00Z`), read in UTC.
+enum SinceParser {
+    static func parse(_ text: String, now: Date = Date()) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount >= 0 {
+            let seconds: Double? = switch unit {
+            case "s": amount
+            case "m": amount * 60
+            case "h": amount * 3600
+            case "d": amount * 86400
+            case "w": amount * 7 * 86400
+            default: nil
+            }
+            if let seconds { return now.addingTimeInterval(-seconds) }
+        }
+        let withTime = ISO8601DateFormatter()
+        if let date = withTime.date(from: text) { return date }
+        let dateOnly = ISO8601DateFormatter()
+        dateOnly.formatOptions = [.withFullDate]
+        return dateOnly.date(from: text)
+    }
+
+    static let help = "a span back from now such as 90m, 24h, 7d, 2w, or a date such as 2026-11-20 or 2026-11-20T08:00:00Z"
+}

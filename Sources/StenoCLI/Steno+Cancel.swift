@@ -1,0 +1,51 @@
+import ArgumentParser
+import StenoPostgres
+
+extension Steno {
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel a media, or one chapter of it.",
+            discussion: HelpText.reflow("""
+                Queued jobs are cancelled at once; running ones are flagged and their workers stop
+                them within moments (they are told by NOTIFY). Chunks that already succeeded are
+                kept: `steno retry` resumes from them. Cancelling what has already finished changes
+                nothing.
+
+                \(StenoExitCode.help)
+                """))
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: ArgumentHelp("A media id.", valueName: "media"))
+        var media: Int64
+
+        @Option(help: ArgumentHelp("Cancel only this chapter, numbered from 1.", valueName: "n"))
+        var chapter: Int?
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func validate() throws {
+            try MediaIDs.validate([media])
+            if let chapter, chapter < 1 { throw ValidationError("chapters are numbered from 1") }
+        }
+
+        func run() async throws {
+            try await CLIFailure.reporting {
+                let outcome = try await database.withAdminStore { try await $0.cancel(mediaID: media, chapter: chapter) }
+                if json {
+                    try JSONOutput.print(outcome)
+                    return
+                }
+                let target = chapter.map { "chapter \($0) of media \(media)" } ?? "media \(media)"
+                if outcome.alreadyFinished {
+                    print("\(target) had already finished (media \(outcome.mediaState.rawValue)); nothing to cancel.")
+                } else {
+                    print(
+                        "cancelled \(target): \(outcome.cancelledJobs) queued job(s) cancelled, "
+                            + "\(outcome.flaggedRunningJobs) running job(s) told to stop; media is \(outcome.mediaState.rawValue).")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension Steno {
+    struct Enqueue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue recordings for transcription: files, directories, quoted globs or http(s) URLs.",
+            discussion: HelpText.reflow("""
+                Every source is checked before anything is stored: a file must exist, be readable and
+                not empty, and lie under the media root (--media-root or STENO_MEDIA_ROOT) when one
+                is set, because workers read it where it lies. A directory contributes its media
+                files (by extension, recursively, hidden files skipped). If any source fails a check,
+                or is already queued or in progress, nothing is enqueued.
+
+                Prints one line per media: its id and source.
+
+                \(StenoExitCode.help)
+                """))
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: ArgumentHelp("Files, directories, quoted globs ('talks/*.mp3') or http(s) URLs.", valueName: "path-or-url"))
+        var sources: [String]
+
+        @Option(help: "Title; only with a single source (default: none, lists show the file name).")
+        var title: String?
+
+        @Option(help: ArgumentHelp("Spoken language as an ISO 639 code, such as en or de (default: the backend detects it).", valueName: "code"))
+        var language: String?
+
+        @Option(help: ArgumentHelp("Transcription model, such as whisper-1 (default: the worker's).", valueName: "name"))
+        var model: String?
+
+        @Option(help: ArgumentHelp("high, medium or low.", valueName: "priority"))
+        var priority: String = "low"
+
+        @Option(help: ArgumentHelp("Chapters to transcribe: all, first, or numbers and ranges such as 1,3-5.", valueName: "selection"))
+        var chapters: String = "all"
+
+        @Option(help: ArgumentHelp("http(s) URL that is POSTed when each media finishes.", valueName: "url"))
+        var webhook: String?
+
+        @Option(help: ArgumentHelp("Directory every source must be under (default: STENO_MEDIA_ROOT).", valueName: "dir"))
+        var mediaRoot: String?
+
+        @Flag(help: "Enqueue sources even when they are already queued or in progress.")
+        var force = false
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func validate() throws {
+            if sources.isEmpty {
+                throw ValidationError("name at least one file, directory, glob or URL to enqueue")
+            }
+        }
+
+        func run() async throws {
+            try await CLIFailure.reporting {
+                let requests = try validatedRequests()
+                let enqueued = try await database.withAdminStore { try await $0.enqueue(requests, allowDuplicates: force) }
+                if json {
+                    try JSONOutput.print(enqueued)
+                    return
+                }
+                for media in enqueued {
+                    print("media \(media.mediaID)  \(media.source)")
+                }
+                print("Enqueued \(enqueued.count) recording\(enqueued.count == 1 ? "" : "s"). Follow with: steno wait \(enqueued.map { String($0.mediaID) }.joined(separator: " "))")
+            }
+        }
+
+        private func validatedRequests() throws -> [NewMedia] {
+            guard let priority = JobPriority(name: priority) else {
+                throw AdminError(.invalidInput, "--priority must be high, medium or low, not \(priority)")
+            }
+            let selection: ChapterSelection
+            do {
+                selection = try ChapterSelection(parsing: chapters)
+            } catch {
+                throw AdminError(.invalidInput, "\(error)")
+            }
+            if let language, language.wholeMatch(of: /[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?/) == nil {
+                throw AdminError(.invalidInput, "--language must be an ISO 639 code such as en, de or pt-BR, not \(language)")
+            }
+            if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw AdminError(.invalidInput, "--model must not be empty")
+            }
+            if let webhook {
+                let scheme = URL(string: webhook)?.scheme?.lowercased()
+                guard scheme == "http" || scheme == "https", URL(string: webhook)?.host?.isEmpty == false else {
+                    throw AdminError(.invalidInput, "--webhook must be an http(s) URL, not \(webhook)")
+                }
+            }
+            let root = mediaRoot ?? ProcessInfo.processInfo.environment["STENO_MEDIA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
+            let resolution = MediaSourceResolver(mediaRoot: root).resolve(sources)
+            if !resolution.problems.isEmpty {
+                for problem in resolution.problems {
+                    CLIFailure.printError("cannot enqueue \(problem)")
+                }
+                throw AdminError(
+                    .invalidInput, "\(resolution.problems.count) source\(resolution.problems.count == 1 ? "" : "s") cannot be enqueued",
+                    hint: "nothing was enqueued")
+            }
+            if title != nil, resolution.sources.count > 1 {
+                throw AdminError(.invalidInput, "--title names one recording, but \(resolution.sources.count) sources were given")
+            }
+            if resolution.skippedFiles > 0 {
+                CLIFailure.printError("note: skipped \(resolution.skippedFiles) file(s) in directories that are not media by extension")
+            }
+            return resolution.sources.map { source in
+                NewMedia(
+                    source: source, title: title, language: language, model: model, priority: priority,
+                    chapters: selection, webhookURL: webhook)
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension Steno {
+    struct TranscriptCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "transcript",
+            abstract: "Export a transcript as text, SRT, WebVTT or JSON.",
+            discussion: HelpText.reflow("""
+                Times are on the recording's own clock, also for a single chapter. Subtitles hold
+                at most 2 lines of 42 characters per cue; long sentences are split at word times
+                when the backend gave them, else in proportion to their length. Chapters not
+                transcribed yet are left out of subtitles and marked in text (with a note on
+                stderr).
+
+                Without --format, the format follows the extension of -o, else txt.
+
+                \(StenoExitCode.help)
+                """))
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: ArgumentHelp("A media id.", valueName: "media"))
+        var media: Int64
+
+        @Option(help: ArgumentHelp("Only this chapter, numbered from 1.", valueName: "n"))
+        var chapter: Int?
+
+        @Option(help: ArgumentHelp("txt, srt, vtt or json.", valueName: "format"))
+        var format: String?
+
+        @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+        var output: String?
+
+        @Flag(help: "The same as --format json.")
+        var json = false
+
+        func validate() throws {
+            try MediaIDs.validate([media])
+            if let chapter, chapter < 1 { throw ValidationError("chapters are numbered from 1") }
+            if let format, TranscriptFormat(rawValue: format.lowercased()) == nil {
+                throw ValidationError("--format must be txt, srt, vtt or json, not \(format)")
+            }
+        }
+
+        private var resolvedFormat: TranscriptFormat {
+            if json { return .json }
+            if let format, let parsed = TranscriptFormat(rawValue: format.lowercased()) { return parsed }
+            if let output, let fromExtension = TranscriptFormat(fileExtension: (output as NSString).pathExtension) { return fromExtension }
+            return .txt
+        }
+
+        func run() async throws {
+            try await CLIFailure.reporting {
+                let transcript = try await database.withAdminStore { try await $0.transcript(mediaID: media, chapter: chapter) }
+                let missing = transcript.chapters.filter { $0.segments.isEmpty && ($0.text ?? "").isEmpty }
+                if !missing.isEmpty {
+                    CLIFailure.printError(
+                        "note: \(missing.count) of \(transcript.chapters.count) chapter(s) have no transcript yet: "
+                            + missing.map { "\($0.number) (\($0.state))" }.joined(separator: ", "))
+                }
+                let rendered = try resolvedFormat.render(transcript)
+                guard let output else {
+                    FileHandle.standardOutput.write(Data(rendered.utf8))
+                    return
+                }
+                do {
+                    try Data(rendered.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw AdminError(.invalidInput, "cannot write \(output): \(error.localizedDescription)")
+                }
+                CLIFailure.printError("wrote \(output) (\(resolvedFormat.rawValue), \(transcript.chapters.count - missing.count) chapter(s))")
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StenoCore
+import StenoPostgres
+
+extension Steno {
+    struct Wait: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wait until media finish, showing their progress.",
+            discussion: HelpText.reflow("""
+                Shows a progress bar per media on a terminal and a line per change otherwise (or
+                only the final JSON with --json). Wakes when workers report progress (LISTEN on
+                steno_media and steno_jobs) and polls every --poll-interval seconds besides, so it
+                keeps working through a database restart.
+
+                \(StenoExitCode.waitHelp)
+                """))
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: ArgumentHelp("Media ids.", valueName: "media"))
+        var media: [Int64]
+
+        @Option(help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "seconds"))
+        var pollInterval: Double = 5
+
+        @Option(help: ArgumentHelp("Give up after this many seconds (exit 7).", valueName: "seconds"))
+        var timeout: Double?
+
+        @Flag(help: "Print a line per change even on a terminal.")
+        var plain = false
+
+        @Flag(help: "Print only the final state, as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard !media.isEmpty else { throw ValidationError("name at least one media id to wait for") }
+            try MediaIDs.validate(media)
+            guard pollInterval >= 0.1 else { throw ValidationError("--poll-interval must be at least 0.1 seconds") }
+            if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
+        }
+
+        private struct Outcome: Encodable {
+            var media: [MediaProgress]
+            var deleted: [Int64]
+            var timedOut: Bool
+        }
+
+        func run() async throws {
+            try await CLIFailure.reporting {
+                let ids = Array(Set(media)).sorted()
+                let outcome = try await database.withAdminStore { store in
+                    let initial = try await store.progress(of: ids)
+                    if let missing = ids.first(where: { id in !initial.contains { $0.mediaID == id } }) {
+                        throw AdminError(.notFound, "there is no media \(missing)", hint: "`steno list` shows the media and their ids")
+                    }
+                    return try await follow(ids, store: store)
+                }
+                if json {
+                    try JSONOutput.print(outcome)
+                }
+                if outcome.timedOut {
+                    CLIFailure.printError("timed out after \(timeout ?? 0) s; the media are still being worked on")
+                    throw StenoExitCode.timedOut
+                }
+                if outcome.media.contains(where: { $0.state == .failed }) { throw StenoExitCode.mediaFailed }
+                if !outcome.deleted.isEmpty || outcome.media.contains(where: { $0.state == .cancelled }) { throw StenoExitCode.mediaCancelled }
+            }
+        }
+
+        private func follow(_ ids: [Int64], store: AdminStore) async throws -> Outcome {
+            let signal = WakeSignal()
+            let listening = try listen(signal: signal)
+            defer { listening.cancel() }
+            let display = WaitProgressDisplay(style: json ? .silent : (plain || !WaitProgressDisplay.standardOutputIsTerminal ? .lines : .bars))
+            let clock = ContinuousClock()
+            let deadline = timeout.map { clock.now + .milliseconds(Int64($0 * 1000)) }
+            let minimumRefresh = Duration.milliseconds(250)
+            while true {
+                let refreshed = clock.now
+                let progress = try await store.progress(of: ids)
+                let deleted = ids.filter { id in !progress.contains { $0.mediaID == id } }
+                display.update(progress, deleted: deleted)
+                if progress.allSatisfy({ $0.state.isFinished }) {
+                    return Outcome(media: progress, deleted: deleted, timedOut: false)
+                }
+                var wait = Duration.milliseconds(Int64(pollInterval * 1000))
+                if let deadline {
+                    guard clock.now < deadline else { return Outcome(media: progress, deleted: deleted, timedOut: true) }
+                    wait = min(wait, deadline - clock.now)
+                }
+                await signal.wait(timeout: wait)
+                // Busy workers notify many times a second; one refresh per quarter second is plenty.
+                let elapsed = clock.now - refreshed
+                if elapsed < minimumRefresh {
+                    try? await Task.sleep(for: minimumRefresh - elapsed)
+                }
+            }
+        }
+
+        /// Signals on every notification; when listening fails, polling alone carries on.
+        private func listen(signal: WakeSignal) throws -> Task<Void, Never> {
+            let logger = Logger(label: "steno.wait")
+            let listener = try PostgresListener(
+                configuration: try database.configuration(), channels: [JobStore.Channel.media, JobStore.Channel.jobs], logger: logger)
+            return Task {
+                do {
+                    for try await _ in try await listener.events() {
+                        signal.signal()
+                    }
+                } catch {
+                    logger.info("not listening for notifications; polling only", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import StenoCore
+
+extension Steno {
+    struct Workers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List live workers: version, jobs in flight, last heartbeat, paused backends.",
+            discussion: HelpText.reflow("""
+                A worker is live when it has not stopped and sent a heartbeat within --stale-after
+                seconds. "jobs" counts the leases it holds in the queue now; "reported" is what it
+                last said itself.
+
+                \(StenoExitCode.help)
+                """))
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Flag(help: "Also list stopped workers and those not heard from lately.")
+        var all = false
+
+        @Option(help: ArgumentHelp("Seconds without a heartbeat after which a worker counts as gone.", valueName: "seconds"))
+        var staleAfter: Double = 60
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func validate() throws {
+            guard staleAfter > 0 else { throw ValidationError("--stale-after must be positive") }
+        }
+
+        private struct Listed: Encodable {
+            var worker: WorkerStatus
+            var live: Bool
+
+            func encode(to encoder: any Encoder) throws {
+                try worker.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(live, forKey: .live)
+            }
+
+            private enum Key: String, CodingKey { case live }
+        }
+
+        func run() async throws {
+            try await CLIFailure.reporting {
+                let workers = try await database.withAdminStore { try await $0.workers() }
+                let shown = workers.filter { all || $0.isLive(staleAfter: staleAfter) }
+                if json {
+                    try JSONOutput.print(shown.map { Listed(worker: $0, live: $0.isLive(staleAfter: staleAfter)) })
+                    return
+                }
+                guard !shown.isEmpty else {
+                    let gone = workers.count - shown.count
+                    print("No live workers." + (gone > 0 ? " \(gone) stopped or silent; --all lists them." : ""))
+                    return
+                }
+                var table = TextTable(["worker", "host", "version", "status", "jobs", "reported", "heartbeat", "paused backends"], rightAligned: [4, 5])
+                for worker in shown {
+                    let paused = worker.pausedBackends.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+                    let status = worker.isLive(staleAfter: staleAfter) || worker.status == "stopped" ? worker.status : "\(worker.status), silent"
+                    table.add([
+                        worker.id, "\(worker.hostname):\(worker.pid)", worker.version, status, String(worker.runningJobs),
+                        String(worker.jobsInFlight), HumanFormat.age(seconds: worker.heartbeatAgeSeconds), paused.isEmpty ? "-" : paused,
+                    ])
+                }
+                print(table.render())
+            }
+        }
+    }
+}

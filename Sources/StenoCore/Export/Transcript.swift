@@ -1,0 +1,87 @@
+import Foundation
+
+/// A media's transcript as the exports see it: chapters in order, each with its timestamped
+/// segments. Every time is in seconds on the media's own clock, not the chapter's.
+public struct Transcript: Sendable, Equatable, Codable {
+    public struct Word: Sendable, Equatable, Codable {
+        public var word: String
+        public var start: Double
+        public var end: Double
+
+        public init(word: String, start: Double, end: Double) {
+            self.word = word
+            self.start = start
+            self.end = end
+        }
+    }
+
+    public struct Segment: Sendable, Equatable, Codable {
+        public var start: Double
+        public var end: Double
+        public var text: String
+        /// Word times when the backend gave them.
+        public var words: [Word]?
+
+        public init(start: Double, end: Double, text: String, words: [Word]? = nil) {
+            self.start = start
+            self.end = end
+            self.text = text
+            self.words = words
+        }
+    }
+
+    public struct Chapter: Sendable, Equatable, Codable {
+        /// 1-based, as players and `steno status` show it.
+        public var number: Int
+        public var title: String?
+        public var start: Double
+        public var end: Double
+        public var state: String
+        /// The chapter's full text; `nil` until it is merged.
+        public var text: String?
+        public var segments: [Segment]
+
+        public init(number: Int, title: String?, start: Double, end: Double, state: String, text: String?, segments: [Segment]) {
+            self.number = number
+            self.title = title
+            self.start = start
+            self.end = end
+            self.state = state
+            self.text = text
+            self.segments = segments
+        }
+
+        /// The heading exports print: "Chapter 2: The Storm", or "Chapter 2" without a title.
+        public var heading: String {
+            guard let title, !title.trimmingCharacters(in: .whitespaces).isEmpty else { return "Chapter \(number)" }
+            return "Chapter \(number): \(title)"
+        }
+    }
+
+    public var mediaID: Int64
+    public var title: String?
+    public var source: String
+    public var language: String?
+    public var durationSeconds: Double?
+    public var chapters: [Chapter]
+
+    // Spelled out so that the JSON export reads `media_id` and decodes back with a plain decoder.
+    enum CodingKeys: String, CodingKey {
+        case mediaID = "media_id"
+        case title, source, language
+        case durationSeconds = "duration_seconds"
+        case chapters
+    }
+
+    public init(mediaID: Int64, title: String?, source: String, language: String?, durationSeconds: Double?, chapters: [Chapter]) {
+        self.mediaID = mediaID
+        self.title = title
+        self.source = source
+        self.language = language
+        self.durationSeconds = durationSeconds
+        self.chapters = chapters
+    }
+
+    /// Every segment of every chapter, in order.
+    public var segments: [Segment] { chapters.flatMap(\.segments) }
+}

@@ -1,0 +1,28 @@
+/// The formats `steno transcript` writes.
+public enum TranscriptFormat: String, Sendable, CaseIterable, Codable {
+    case txt
+    case srt
+    case vtt
+    case json
+
+    /// The format a file name asks for by its extension, such as `book.srt`.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "txt", "text": self = .txt
+        case "srt": self = .srt
+        case "vtt", "webvtt": self = .vtt
+        case "json": self = .json
+        default: return nil
+        }
+    }
+
+    /// Renders `transcript` in this format.
+    public func render(_ transcript: Transcript, layout: CaptionLayout = CaptionLayout()) throws -> String {
+        switch self {
+        case .txt: PlainTextFormatter().format(transcript)
+        case .srt: SRTFormatter(layout: layout).format(transcript)
+        case .vtt: WebVTTFormatter(layout: layout).format(transcript)
+        case .json: try TranscriptJSONFormatter().format(transcript)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+extension FailureClass {
+    /// What the class means for an operator, shown next to the stored message by `steno status`.
+    public var explanation: String {
+        switch self {
+        case .transient: "the transcription backend or network was unavailable for a while"
+        case .permanent: "the transcription backend rejected the request"
+        case .tooLarge: "a chunk was too large for the backend"
+        case .configuration: "the backend refused the credentials or the quota is used up; check the API key and plan"
+        case .media: "the recording cannot be read: unreadable, corrupt, no audio stream or an unsupported codec"
+        case .cancelled: "cancelled by an operator or a shutdown"
+        case .lostLease: "the worker running it stopped (crashed or froze) and the job was taken back"
+        case .internal: "an unexpected error in Steno itself"
+        }
+    }
+
+    /// The explanation of a stored class name; unknown names are shown as they are.
+    public static func explain(_ storedName: String) -> String {
+        FailureClass(rawValue: storedName)?.explanation ?? storedName
+    }
+}

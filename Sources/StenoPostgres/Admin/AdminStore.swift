@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import StenoCore
+
+/// What the admin CLI reads and changes beyond the job queue: media, chapters, progress,
+/// transcripts and reports. Writes that must agree run in one transaction or one statement.
+public struct AdminStore: Sendable {
+    /// The newest migration whose tables, columns and views this code uses.
+    public static let requiredSchemaVersion = 2
+
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger = Logger(label: "steno.admin")) {
+        self.client = client
+        self.logger = logger
+    }
+
+    var jobs: JobStore { JobStore(client: client) }
+
+    /// Fails with `schemaOutdated` unless every migration this code needs was applied.
+    public func checkSchema() async throws {
+        let present = try await client.query("SELECT to_regclass('steno_migrations') IS NOT NULL AS present").single()
+        guard try present.decode("present", as: Bool.self) else {
+            throw AdminError(.schemaOutdated, "the database has no Steno schema", hint: "run `steno migrate`")
+        }
+        let version: Int = try await client.query("SELECT COALESCE(max(version), 0) AS version FROM steno_migrations").single().decode("version")
+        guard version >= Self.requiredSchemaVersion else {
+            throw AdminError(
+                .schemaOutdated,
+                "the database schema is at migration \(version); this steno needs migration \(Self.requiredSchemaVersion)",
+                hint: "run `steno migrate`")
+        }
+    }
+
+    /// The media's state; `notFound` when there is no such media.
+    func currentState(of mediaID: Int64, on connection: PostgresConnection? = nil, forUpdate: Bool = false) async throws -> MediaState {
+        let statement = "SELECT state FROM media WHERE id = $1" + (forUpdate ? " FOR UPDATE" : "")
+        let rows = try await query(statement, [mediaID], on: connection)
+        guard let row = rows.first else { throw Self.noSuchMedia(mediaID) }
+        return try row.decode("state")
+    }
+
+    static func noSuchMedia(_ mediaID: Int64) -> AdminError {
+        AdminError(.notFound, "there is no media \(mediaID)", hint: "`steno list` shows the media and their ids")
+    }
+
+    /// The id of chapter `number` (1-based) of the media; `notFound` with the chapters it has.
+    func chapterID(mediaID: Int64, number: Int, on connection: PostgresConnection? = nil) async throws -> Int64 {
+        let statement = """
+            SELECT (SELECT id FROM chapters WHERE media_id = $1 AND index = $2) AS id,
+                   (SELECT count(*) FROM chapters WHERE media_id = $1) AS chapters
+            """
+        let parameters: [any PostgresEncodable] = [mediaID, number - 1]
+        let row = try await query(statement, parameters, on: connection).single()
+        if let id = try row.decode("id", as: Int64?.self) { return id }
+        let count: Int = try row.decode("chapters")
+        if count == 0 {
+            throw AdminError(
+                .notFound, "media \(mediaID) has no chapters yet: they are known once the worker has probed it",
+                hint: "`steno status \(mediaID)` shows its stage")
+        }
+        throw AdminError(.notFound, "media \(mediaID) has no chapter \(number); it has chapters 1 to \(count)")
+    }
+
+    /// Wakes `steno wait` and anything else following the media.
+    func notifyMediaChanged(_ mediaID: Int64, on connection: PostgresConnection? = nil) async throws {
+        try await query("SELECT pg_notify($1, $2)", [JobStore.Channel.media, String(mediaID)], on: connection)
+    }
+
+    /// Runs the statement on `connection` (inside its transaction) when given, else on any pooled connection.
+    @discardableResult
+    func query(_ statement: String, _ parameters: [any PostgresEncodable], on connection: PostgresConnection?) async throws -> PostgresRows {
+        if let connection {
+            return try await connection.query(statement, parameters)
+        }
+        return try await client.query(statement, parameters)
+    }
+}
