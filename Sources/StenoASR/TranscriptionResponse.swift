@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 import StenoSpeech
 
 /// Renders a transcript in the response formats OpenAI defines.
@@ -25,9 +26,9 @@ struct TranscriptionResponse {
         case .text:
             return Data((transcript.text + "\n").utf8)
         case .srt:
-            return Data(cues(separator: ",").enumerated().map { "\($0.offset + 1)\n\($0.element)" }.joined(separator: "\n").utf8)
+            return Data(SRTFormatter().format(captionTranscript).utf8)
         case .vtt:
-            return Data(("WEBVTT\n\n" + cues(separator: ".").joined(separator: "\n")).utf8)
+            return Data(WebVTTFormatter().format(captionTranscript).utf8)
         }
     }
 
@@ -80,18 +81,12 @@ struct TranscriptionResponse {
             usage: Usage(seconds: transcript.duration))
     }
 
-    /// `start --> end\ntext\n` per segment, with milliseconds after `separator`.
-    private func cues(separator: String) -> [String] {
-        transcript.segments.map { segment in
-            "\(Self.timestamp(segment.start, separator)) --> \(Self.timestamp(segment.end, separator))\n\(segment.text)\n"
-        }
-    }
-
-    static func timestamp(_ seconds: Double, _ separator: String) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        return String(
-            format: "%02d:%02d:%02d%@%03d", milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60,
-            separator, milliseconds % 1000)
+    /// The recording as a one-chapter transcript, for the caption formatters the CLI's export uses.
+    private var captionTranscript: Transcript {
+        let segments = transcript.segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text, words: $0.words) }
+        let chapter = Transcript.Chapter(
+            number: 1, title: nil, start: 0, end: transcript.duration, state: "succeeded", text: transcript.text, segments: segments)
+        return Transcript(mediaID: 0, title: nil, source: "upload", language: "en", durationSeconds: transcript.duration, chapters: [chapter])
     }
 
     private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }

@@ -98,7 +98,7 @@ public final class MediaFile: @unchecked Sendable {
     /// Runs one decode on the queue: seeks if it can, and starts again on a freshly opened
     /// input from the beginning when the seek fails or lands past the start.
     private func decodeOnQueue(
-        _ range: Range<MediaTime>, cancelled: CancellationFlag,
+        _ range: Range<MediaTime>, cancelled: CancellationSignal,
         deliver: @escaping RangeDecoder.Deliver
     ) throws(MediaError) -> DecodeReport {
         let reader = try liveReader()
@@ -146,12 +146,12 @@ public final class MediaFile: @unchecked Sendable {
     }
 
     private func run<Result: Sendable>(
-        _ body: @escaping @Sendable (MediaReader, CancellationFlag) throws(MediaError) -> Result
+        _ body: @escaping @Sendable (MediaReader, CancellationSignal) throws(MediaError) -> Result
     ) async throws(MediaError) -> Result {
         if Task.isCancelled {
             throw MediaError(.cancelled, "the calling task was cancelled before the media was read", source: location.description)
         }
-        let cancelled = CancellationFlag()
+        let cancelled = CancellationSignal()
         let outcome: Swift.Result<Result, MediaError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
@@ -168,7 +168,7 @@ public final class MediaFile: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            cancelled.set()
+            cancelled.cancel()
         }
         return try outcome.get()
     }

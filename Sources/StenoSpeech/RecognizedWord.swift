@@ -1,12 +1,4 @@
-/// One recognised word with its start and end in seconds.
-public struct RecognizedWord: Sendable, Equatable, Codable {
-    public var word: String
-    public var start: Double
-    public var end: Double
+import StenoCore
 
-    public init(word: String, start: Double, end: Double) {
-        self.word = word
-        self.start = start
-        self.end = end
-    }
-}
+/// One recognised word with its start and end in seconds: the transcript export's own word type.
+public typealias RecognizedWord = Transcript.Word

@@ -22,7 +22,7 @@ final class RangeDecoder {
     private let endIndex: Int64
     private let endTolerance: Int64
     private let allowSeek: Bool
-    private let cancelled: CancellationFlag?
+    private let cancelled: CancellationSignal?
     private let deliver: Deliver
 
     private var nextIndex: Int64?
@@ -35,7 +35,7 @@ final class RangeDecoder {
     private static let maximumSkippedPackets = 100
 
     init(reader: MediaReader, range: Range<MediaTime>, endTolerance: MediaTime, allowSeek: Bool,
-         cancelled: CancellationFlag?, deliver: @escaping Deliver) {
+         cancelled: CancellationSignal?, deliver: @escaping Deliver) {
         self.reader = reader
         self.startIndex = range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
         self.endIndex = range.upperBound.sampleIndex(rate: MediaReader.outputRate)
@@ -52,7 +52,7 @@ final class RangeDecoder {
         let frame = try Frame()
 
         while !reachedEnd {
-            if cancelled?.isSet == true {
+            if cancelled?.isCancelled == true {
                 throw MediaError(.cancelled, "decoding stopped because the calling task was cancelled", source: reader.source)
             }
             let read = av_read_frame(reader.input.pointer, packet.pointer)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StenoCore
 import Logging
 import Synchronization
 
@@ -110,7 +111,7 @@ public final class PostgresConnection: @unchecked Sendable {
         if Task.isCancelled {
             throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent")
         }
-        let cancelled = CancellationFlag()
+        let cancelled = CancellationSignal()
         let outcome: Swift.Result<Result, PostgresError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
@@ -118,7 +119,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            cancelled.set()
+            cancelled.cancel()
             cancelHandle.withLock { $0?.cancel() }
         }
         return try outcome.get()
@@ -126,7 +127,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func runOnQueue<Result>(
         _ body: (LibPQConnectionHandle) throws(PostgresError) -> Result,
-        cancelled: CancellationFlag
+        cancelled: CancellationSignal
     ) -> Swift.Result<Result, PostgresError> {
         do throws(PostgresError) {
             let handle = try liveHandle(cancelled: cancelled)
@@ -136,7 +137,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 if !handle.isConnected {
                     dropHandle()
                 }
-                if cancelled.isSet, error.code == .serverError || error.code == .cancelled {
+                if cancelled.isCancelled, error.code == .serverError || error.code == .cancelled {
                     return .failure(PostgresError(.cancelled, "the statement was cancelled because the calling task was", statement: error.statement))
                 }
                 return .failure(error)
@@ -147,7 +148,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
-    private func liveHandle(cancelled: CancellationFlag) throws(PostgresError) -> LibPQConnectionHandle {
+    private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
         if let handle, handle.isConnected { return handle }
         dropHandle()
         let deadline = ContinuousClock.now + configuration.reconnectWindow
@@ -168,7 +169,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 }
                 return handle
             } catch {
-                let giveUp = !Self.isWorthRetrying(error) || ContinuousClock.now + delay > deadline || cancelled.isSet
+                let giveUp = !Self.isWorthRetrying(error) || ContinuousClock.now + delay > deadline || cancelled.isCancelled
                 if giveUp {
                     var failure = error
                     failure.code = .connectionFailed
@@ -200,12 +201,4 @@ public final class PostgresConnection: @unchecked Sendable {
         ]
         return !permanentMarkers.contains { error.message.contains($0) }
     }
-}
-
-/// Set once when the calling task is cancelled; read on the connection's queue.
-final class CancellationFlag: Sendable {
-    private let state = Atomic<Bool>(false)
-
-    func set() { state.store(true, ordering: .relaxed) }
-    var isSet: Bool { state.load(ordering: .relaxed) }
 }
