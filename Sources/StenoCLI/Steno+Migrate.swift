@@ -26,54 +26,86 @@ extension Steno {
         var json = false
 
         func run() async throws {
-            do {
+            try await CLIFailure.reporting {
                 let directory = try Migration.locateDirectory(explicit: migrations)
                 let runner = MigrationRunner(migrations: try Migration.load(from: directory), logger: Logger(label: "steno.migrate"))
                 let connection = try await PostgresConnection.connect(configuration: try database.configuration())
-                defer { Task { await connection.close() } }
-                if status {
-                    try await printStatus(try await runner.status(on: connection))
-                } else {
-                    let applied = try await runner.migrate(on: connection)
-                    printApplied(applied, total: runner.migrations.count)
+                do {
+                    if status {
+                        try printStatus(try await runner.status(on: connection))
+                    } else {
+                        let applied = try await runner.migrate(on: connection)
+                        try printApplied(applied, known: runner.migrations.count)
+                    }
+                } catch {
+                    await connection.close()
+                    throw error
                 }
-            } catch let error as PostgresError {
-                throw CLIFailure.exit(for: error)
+                await connection.close()
             }
         }
 
-        private func printApplied(_ applied: [Migration], total: Int) {
+        private struct AppliedReport: Encodable {
+            struct Entry: Encodable {
+                var version: Int
+                var name: String
+            }
+            var applied: [Entry]
+            var known: Int
+        }
+
+        private struct StatusEntry: Encodable {
+            var version: Int
+            var name: String
+            var appliedAt: Date?
+            var changed: Bool
+
+            // `applied_at: null` for pending migrations, rather than a missing key.
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(version, forKey: .version)
+                try container.encode(name, forKey: .name)
+                try container.encode(appliedAt, forKey: .appliedAt)
+                try container.encode(changed, forKey: .changed)
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case version, name, appliedAt, changed
+            }
+        }
+
+        private func printApplied(_ applied: [Migration], known: Int) throws {
             if json {
-                let versions = applied.map { "{\"version\":\($0.version),\"name\":\"\($0.name)\"}" }
-                print("{\"applied\":[\(versions.joined(separator: ","))],\"known\":\(total)}")
+                try JSONOutput.print(AppliedReport(applied: applied.map { .init(version: $0.version, name: $0.name) }, known: known))
                 return
             }
             if applied.isEmpty {
-                print("Database is up to date: nothing to apply (\(total) migration\(total == 1 ? "" : "s") known).")
+                print("Database is up to date: nothing to apply (\(known) migration\(known == 1 ? "" : "s") known).")
             } else {
                 for migration in applied {
-                    print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
+                    print("applied \(Self.fileName(migration.version, migration.name))")
                 }
                 print("Applied \(applied.count) migration\(applied.count == 1 ? "" : "s").")
             }
         }
 
-        private func printStatus(_ statuses: [MigrationRunner.Status]) async throws {
+        private func printStatus(_ statuses: [MigrationRunner.Status]) throws {
             if json {
-                let items = statuses.map { status in
-                    let applied = status.appliedAt.map { "\"\(ISO8601DateFormatter().string(from: $0))\"" } ?? "null"
-                    return "{\"version\":\(status.version),\"name\":\"\(status.name)\",\"applied_at\":\(applied),\"changed\":\(status.changedSinceApplied)}"
-                }
-                print("[\(items.joined(separator: ","))]")
+                try JSONOutput.print(
+                    statuses.map { StatusEntry(version: $0.version, name: $0.name, appliedAt: $0.appliedAt, changed: $0.changedSinceApplied) })
                 return
             }
             for status in statuses {
                 let state = status.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
                 let warning = status.changedSinceApplied ? "  (file changed since it was applied)" : ""
-                print("\(String(format: "%04d", status.version))_\(status.name)  \(state)\(warning)")
+                print("\(Self.fileName(status.version, status.name))  \(state)\(warning)")
             }
             let pending = statuses.filter { !$0.isApplied }.count
             print(pending == 0 ? "Up to date." : "\(pending) pending: run `steno migrate`.")
+        }
+
+        private static func fileName(_ version: Int, _ name: String) -> String {
+            String(format: "%04d_%@", version, name)
         }
     }
 }
