@@ -29,6 +29,11 @@ public struct ChunkJobHandler: JobHandler {
         let chunkID = try context.required(context.job.chunkID, "chunk id")
         guard let chunk = try await store.chunk(chunkID) else { return .cancelled(reason: "the chunk was deleted") }
         if chunk.isCancelled { return .cancelled(reason: "the chunk, its chapter or its media is cancelled") }
+        if chunk.state == "succeeded" || chunk.state == "split" {
+            // A second run of a finished chunk: never pay for the same audio twice.
+            try await store.completeOnly(context.lease)
+            return .completed
+        }
         try await store.markRunning(chunkID: chunkID)
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
         let file = MediaFile(MediaLocation(chunk.source), logger: context.logger)

@@ -20,6 +20,13 @@ public struct WorkStore: Sendable {
         try await finish(lease, state: .succeeded, outcome: .succeeded, failure: nil, on: connection)
     }
 
+    /// Completes a job that had nothing left to do.
+    func completeOnly(_ lease: JobLease) async throws {
+        try await client.withTransaction { connection in
+            try await complete(lease, on: connection)
+        }
+    }
+
     /// Ends the job for good, failed or cancelled, inside the caller's transaction.
     func finish(
         _ lease: JobLease, state: JobState, outcome: JobAttempt.Outcome, failure: JobStore.Failure?,
