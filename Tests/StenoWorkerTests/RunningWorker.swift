@@ -14,6 +14,7 @@ struct RunningWorker {
 
     static func with<Result>(
         database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
+        configureBackend: (inout TranscriptionBackendConfiguration) -> Void = { _ in },
         _ body: (RunningWorker) async throws -> Result
     ) async throws -> Result {
         var settings = WorkerConfiguration(
@@ -25,6 +26,7 @@ struct RunningWorker {
         configure(&settings)
         var backend = TranscriptionBackendConfiguration(name: "test-backend", baseURL: backendURL)
         backend.timestampGranularities = [.segment, .word]
+        configureBackend(&backend)
         var logger = Logger(label: "steno.worker.test")
         logger.logLevel = .warning
         let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, logger: logger), fallback: nil)
