@@ -38,6 +38,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between polls when no notification arrives (STENO_WORKER_POLL_SECONDS).")
     var pollSeconds: Double?
 
+    @Option(help: "Seconds between rescues of expired leases (STENO_WORKER_RESCUE_SECONDS).")
+    var rescueSeconds: Double?
+
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
@@ -74,6 +77,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)
         }
         if let value = try graceSeconds ?? number(environment, "STENO_WORKER_GRACE_SECONDS") { settings.gracePeriod = .seconds(value) }
+        if let value = try rescueSeconds ?? number(environment, "STENO_WORKER_RESCUE_SECONDS") { settings.rescueInterval = .seconds(value) }
         if let value = try pollSeconds ?? number(environment, "STENO_WORKER_POLL_SECONDS") { settings.pollInterval = .seconds(value) }
 
         var backendEnvironment = environment
