@@ -167,3 +167,36 @@ struct WorkerFailureTests {
         }
     }
 }
+
+extension WorkerFailureTests {
+    @Test("a chunk that encodes over the upload limit is split into chunks of its own, never sent as is")
+    func tooLargeChunksSplit() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        let limit = 60_000
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL,
+                configure: {
+                    // The planner expects far fewer bytes than FLAC makes, so planned chunks come out too large.
+                    $0.planner.maxUploadBytes = limit
+                    $0.planner.estimatedBytesPerSecond = 4_000
+                }
+            ) { _ in
+                let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path, chapters: .numbers([1]))
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(90)) == "succeeded")
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state = 'split'", mediaID) > 0)
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state NOT IN ('split', 'succeeded')", mediaID) == 0)
+                let sent = backend.requests.compactMap { $0.parts.first { $0.name == "file" }?.body.count }
+                #expect(!sent.isEmpty)
+                #expect(sent.allSatisfy { $0 <= limit }, "uploads of \(sent.max() ?? 0) bytes passed the \(limit)-byte limit")
+                let stored = try await db.count(
+                    "SELECT count(*) FROM chunks WHERE media_id = $1 AND state = 'succeeded' AND encoded_bytes <= \(limit)", mediaID)
+                #expect(stored == sent.count)
+            }
+        }
+    }
+}

@@ -69,6 +69,13 @@ public struct ChunkJobHandler: JobHandler {
     private func split(
         _ chunk: WorkStore.ChunkRecord, range: Range<MediaTime>, file: MediaFile, context: JobContext, error: MediaError
     ) async throws -> JobOutcome {
+        // Halves gain the overlap, so below this they stop shrinking: the limit is too small.
+        guard range.upperBound - range.lowerBound > MediaTime(seconds: 1) + planner.configuration.overlap else {
+            throw MediaError(
+                .encodedTooLarge,
+                "a chunk of \(chunk.end - chunk.start) s still encodes to more than \(planner.configuration.maxUploadBytes) bytes; the upload limit is too small for this format",
+                source: chunk.source)
+        }
         let energy = try await extraction.run { try await file.energyProfile(range) }
         let whole = PlannedChunk(index: chunk.index, cutStart: range.lowerBound, cutEnd: range.upperBound, start: range.lowerBound, end: range.upperBound)
         let pieces = planner.split(whole, into: 2, energy: energy)
