@@ -101,6 +101,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoMedia",
                 "StenoTranscription",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -41,21 +41,37 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between rescues of expired leases (STENO_WORKER_RESCUE_SECONDS).")
     var rescueSeconds: Double?
 
+    @Option(help: "Port of /healthz, /readyz and /metrics (STENO_WORKER_HTTP_PORT); 0 picks a free one.")
+    var httpPort: Int?
+
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let level = Logger.Level(rawValue: environment["STENO_LOG_LEVEL"] ?? "info") ?? .info
+        // Plain lines for a person at a terminal, JSON lines for a log collector otherwise.
+        let terminal = isatty(STDERR_FILENO) == 1
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: environment["STENO_LOG_LEVEL"] ?? "info") ?? .info
-            return handler
+            if terminal {
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            return JSONLogHandler(label: label, logLevel: level)
         }
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)
+            let port = try httpPort ?? number(environment, "STENO_WORKER_HTTP_PORT").map { Int($0) } ?? 9464
             let group = ServiceGroup(configuration: .init(
-                services: [runtime], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [
+                    runtime,
+                    runtime.makeHTTPApplication(port: port) { bound in
+                        logger.info("serving /healthz, /readyz and /metrics", metadata: ["port": "\(bound)"])
+                    },
+                ], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
             try await group.run()
         } catch {
             logger.critical("steno-worker cannot run", metadata: ["error": "\(error)"])

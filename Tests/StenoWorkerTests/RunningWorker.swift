@@ -11,6 +11,8 @@ import StenoWorker
 /// after the body.
 struct RunningWorker {
     let runtime: WorkerRuntime
+    /// The port of `/healthz`, `/readyz` and `/metrics`.
+    let httpPort: Int
 
     static func with<Result>(
         database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
@@ -33,12 +35,21 @@ struct RunningWorker {
         let client = database.client(maxConnections: 8)
         let runtime = try WorkerRuntime(
             configuration: settings, database: database.configuration, client: client, transcription: transcription, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [runtime], gracefulShutdownSignals: [], logger: logger))
-        let running = Task { try await group.run() }
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))
+        let running = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
         defer { running.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw TestEnvironmentError("the worker's HTTP server did not start: \(await running.result)")
+        }
         let result: Result
         do {
-            result = try await body(RunningWorker(runtime: runtime))
+            result = try await body(RunningWorker(runtime: runtime, httpPort: port))
         } catch {
             await group.triggerGracefulShutdown()
             _ = await running.result

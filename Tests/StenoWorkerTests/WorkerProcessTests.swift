@@ -26,6 +26,7 @@ struct WorkerProcessTests {
                     "STENO_WORKER_CONCURRENCY": "2",
                     "STENO_WORKER_GRACE_SECONDS": "5",
                     "STENO_LOG_LEVEL": "warning",
+                    "STENO_WORKER_HTTP_PORT": "0",
                 ]
                 let doomed = try WorkerProcess(id: "doomed-worker", environment: environment)
                 let survivor = try WorkerProcess(id: "surviving-worker", environment: environment)

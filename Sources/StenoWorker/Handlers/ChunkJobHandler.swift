@@ -13,11 +13,13 @@ public struct ChunkJobHandler: JobHandler {
     let planner: ChunkPlanner
     let format: ChunkFormat
     let transcription: FallbackTranscriptionClient
+    let metrics: WorkerMetrics
 
     public init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
-        transcription: FallbackTranscriptionClient
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics
     ) {
+        self.metrics = metrics
         self.store = store
         self.extraction = extraction
         self.planner = planner
@@ -50,6 +52,7 @@ public struct ChunkJobHandler: JobHandler {
             language: chunk.language)
         let result = try await transcription.transcribe(
             request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+        metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
         let stored = Self.stored(result, chunkStart: chunk.start, encodedBytes: encoded.data.count)
         let merging = try await store.storeTranscription(context.lease, chunk: chunk, stored)
         context.logger.info("transcribed chunk", metadata: [

@@ -12,6 +12,7 @@ struct JobRunner: Sendable {
     let configuration: WorkerConfiguration
     let inFlight: InFlightJobs
     let pause: BackendPause
+    let metrics: WorkerMetrics
     let logger: Logger
 
     func run(_ job: Job, lease: JobLease, signal: CancellationSignal) async {
@@ -32,9 +33,11 @@ struct JobRunner: Sendable {
             defer { signal.removeHandler(registration) }
             switch try await work.value {
             case .completed:
+                metrics.recordJob(job.kind, outcome: "succeeded")
                 logger.debug("job succeeded")
             case .cancelled(let reason):
                 try await store.cancel(lease, job: job, message: reason)
+                metrics.recordJob(job.kind, outcome: "cancelled")
                 logger.info("job cancelled", metadata: ["reason": "\(reason)"])
             }
         } catch {
@@ -49,10 +52,12 @@ struct JobRunner: Sendable {
                 return
             }
             if let error = error as? WorkerError, error.code == .leaseLost, error.failureClass == .lostLease {
+                metrics.recordJob(job.kind, outcome: "lease_lost")
                 logger.warning("lost the job's lease; its writes were rolled back")
                 return
             }
             let failure = JobFailure(error)
+            metrics.recordFailure(failure.failureClass)
             switch failure.failureClass {
             case .transient, .internal, .lostLease:
                 var delay = configuration.retryBackoff.delay(afterAttempt: job.attempt)
@@ -71,8 +76,10 @@ struct JobRunner: Sendable {
             case .cancelled:
                 // Not stopped by this worker: the task was cancelled, which only shutdown does.
                 try await jobs.release([lease])
+                metrics.recordJob(job.kind, outcome: "released")
             case .permanent, .media, .tooLarge:
                 try await store.fail(lease, job: job, failure.storeFailure)
+                metrics.recordJob(job.kind, outcome: "failed")
                 logger.error("job failed", metadata: ["error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)"])
             }
         } catch {
@@ -85,11 +92,13 @@ struct JobRunner: Sendable {
         switch try await jobs.retryLater(lease, after: delay, failure.storeFailure) {
         case .requeued(let runAt):
             try await store.markRequeued(job: job)
+            metrics.recordJob(job.kind, outcome: "retry")
             logger.warning("job will run again", metadata: [
                 "error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)", "run_at": "\(runAt)",
             ])
         case .failed:
             try await store.markFailed(job: job, failure.storeFailure)
+            metrics.recordJob(job.kind, outcome: "failed")
             logger.error("job failed after its last attempt", metadata: ["error": "\(failure.message)"])
         case .cancelled:
             logger.info("job cancelled while it failed")
@@ -102,11 +111,14 @@ struct JobRunner: Sendable {
         switch reason {
         case .cancelRequested:
             try await store.cancel(lease, job: job, message: "cancelled by request")
+            metrics.recordJob(job.kind, outcome: "cancelled")
             logger.info("job cancelled by request")
         case .leaseLost:
+            metrics.recordJob(job.kind, outcome: "lease_lost")
             logger.warning("lost the job's lease; dropped its work")
         case .shutdown:
             try await jobs.release([lease])
+            metrics.recordJob(job.kind, outcome: "released")
             logger.info("handed the job back at shutdown")
         }
     }

@@ -24,7 +24,9 @@ public final class WorkerRuntime: Service, Sendable {
     private let claimWakeup = Wakeup()
     private let heartbeatWakeup = Wakeup()
     private let draining = Atomic<Bool>(false)
-    private let logger: Logger
+    let logger: Logger
+    /// What `/metrics` shows.
+    public let metrics = WorkerMetrics()
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
@@ -46,11 +48,13 @@ public final class WorkerRuntime: Service, Sendable {
             .media: MediaJobHandler(store: store, extraction: extraction),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner),
             .chunk: ChunkJobHandler(
-                store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription),
+                store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
+                metrics: metrics),
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(
-            handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause, logger: logger)
+            handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause,
+            metrics: metrics, logger: logger)
     }
 
     /// Jobs running right now.
@@ -197,6 +201,20 @@ public final class WorkerRuntime: Service, Sendable {
                 logger.warning("rescue failed", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: configuration.rescueInterval)
+        }
+    }
+
+    /// Whether the database answers a trivial query within two seconds.
+    func databaseReachable() async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await self.client.query("SELECT 1")) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 
