@@ -200,3 +200,82 @@ extension WorkerFailureTests {
         }
     }
 }
+
+extension WorkerFailureTests {
+    @Test("deleting a media mid-upload stops its jobs at once and leaves no rows behind")
+    func deleteMidRun() async throws {
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { worker in
+                let mediaID = try await db.enqueue(bookPath)
+                let deadline = ContinuousClock.now + .seconds(60)
+                while backend.requestCount == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(worker.runtime.jobsInFlight > 0)
+                let started = ContinuousClock.now
+                _ = try await AdminStore(client: client).delete(mediaID: mediaID)
+                while worker.runtime.jobsInFlight > 0 && ContinuousClock.now - started < .seconds(10) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(ContinuousClock.now - started < .milliseconds(1500), "the worker took \(ContinuousClock.now - started) to drop the jobs")
+                #expect(worker.runtime.jobsInFlight == 0)
+                for table in ["media", "chapters", "chunks", "segments", "jobs"] {
+                    let column = table == "media" ? "id" : "media_id"
+                    #expect(try await db.count("SELECT count(*) FROM \(table) WHERE \(column) = $1", mediaID) == 0, "rows left in \(table)")
+                }
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE id > $1", 0) == 0, "orphan jobs left")
+            }
+        }
+    }
+
+    @Test("the chapter a listener is on, and the next one, get their jobs at high and medium priority")
+    func focusPriorities() async throws {
+        // Chunk jobs hang, so their priorities can be read while they wait.
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(bookPath)
+            // `steno focus 2` before any worker ran: stored on the media, applied as jobs appear.
+            _ = try await AdminStore(client: client).focus(mediaID: mediaID, chapter: 2)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.concurrency = 1 }) { _ in
+                let deadline = ContinuousClock.now + .seconds(60)
+                while try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chapter' AND state = 'succeeded'", mediaID) < 1,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let rows = try await client.query(
+                    """
+                    SELECT c.index, j.kind, max(j.priority) AS priority FROM jobs j JOIN chapters c ON c.id = j.chapter_id
+                    WHERE j.media_id = $1 GROUP BY 1, 2 ORDER BY 1, 2
+                    """,
+                    [mediaID])
+                var priorities: [String: Int] = [:]
+                for row in rows {
+                    priorities["\(try row.decode("index", as: Int.self)) \(try row.decode("kind", as: String.self))"] = try row.decode("priority")
+                }
+                #expect(priorities["0 chapter"] == 0)
+                #expect(priorities["1 chapter"] == 2)
+                #expect(priorities["2 chapter"] == 1)
+                // With one job at a time, the focused chapter is planned first and its chunks queue at high priority.
+                #expect(priorities["1 chunk"] == 2)
+                let firstPlanned: Int = try await client.query(
+                    """
+                    SELECT c.index FROM jobs j JOIN chapters c ON c.id = j.chapter_id
+                    WHERE j.media_id = $1 AND j.kind = 'chapter' AND j.state = 'succeeded' ORDER BY j.finished_at LIMIT 1
+                    """,
+                    [mediaID]
+                ).single().decode("index")
+                #expect(firstPlanned == 1)
+            }
+        }
+    }
+}
