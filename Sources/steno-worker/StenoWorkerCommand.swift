@@ -94,6 +94,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         }
         if let value = try graceSeconds ?? number(environment, "STENO_WORKER_GRACE_SECONDS") { settings.gracePeriod = .seconds(value) }
         if let value = try rescueSeconds ?? number(environment, "STENO_WORKER_RESCUE_SECONDS") { settings.rescueInterval = .seconds(value) }
+        if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
         if let value = try pollSeconds ?? number(environment, "STENO_WORKER_POLL_SECONDS") { settings.pollInterval = .seconds(value) }
 
         var backendEnvironment = environment

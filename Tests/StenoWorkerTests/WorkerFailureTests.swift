@@ -279,3 +279,39 @@ extension WorkerFailureTests {
         }
     }
 }
+
+extension WorkerFailureTests {
+    @Test("the completion webhook is called once per media, and retried when it fails")
+    func webhookOncePerMedia() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        let hook = try FaultServer(replies: [.json(500, #"{"error":"not now"}"#)], then: .json(200, "{}"))
+        defer { hook.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL, configure: { $0.webhookURL = "\(hook.baseURL)/steno-done" }
+            ) { _ in
+                let mediaID = try await db.enqueue(bookPath, chapters: .first)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(60)) == "succeeded")
+                let deadline = ContinuousClock.now + .seconds(20)
+                while try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 0,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 1)
+                // Once more after the poll interval has passed a few times: still exactly two calls (the 500 and the 200).
+                try await Task.sleep(for: .seconds(3))
+                let requests = hook.requests
+                #expect(requests.count == 2)
+                #expect(requests.allSatisfy { $0.head.path == "/steno-done" })
+                let body = String(decoding: requests.last?.body ?? [], as: UTF8.self)
+                #expect(body.contains("\"media_id\":\(mediaID)"), "webhook body: \(body)")
+                #expect(body.contains("\"state\":\"succeeded\""), "webhook body: \(body)")
+            }
+        }
+    }
+}

@@ -26,6 +26,8 @@ public struct WorkerConfiguration: Sendable {
     public var retryBackoff: RetryBackoff
     /// How long chunk jobs are not claimed after the backend rejected the configuration (a bad key).
     public var configurationPause: Duration
+    /// Called once per finished media without a webhook of its own (`STENO_WEBHOOK_URL`).
+    public var webhookURL: String?
 
     public init(
         workerID: String = WorkerConfiguration.defaultWorkerID(),
@@ -39,8 +41,10 @@ public struct WorkerConfiguration: Sendable {
         planner: ChunkPlanner.Configuration = ChunkPlanner.Configuration(),
         chunkFormat: ChunkFormat = .flac,
         retryBackoff: RetryBackoff = RetryBackoff(),
-        configurationPause: Duration = .seconds(300)
+        configurationPause: Duration = .seconds(300),
+        webhookURL: String? = nil
     ) {
+        self.webhookURL = webhookURL
         self.workerID = workerID
         self.version = version
         self.concurrency = max(1, concurrency)

@@ -21,6 +21,8 @@ public final class WorkerRuntime: Service, Sendable {
     private let runner: JobRunner
     private let inFlight = InFlightJobs()
     private let pause = BackendPause()
+    private let notifier: WebhookNotifier
+    private let noticeWakeup = Wakeup()
     private let claimWakeup = Wakeup()
     private let heartbeatWakeup = Wakeup()
     private let draining = Atomic<Bool>(false)
@@ -42,6 +44,7 @@ public final class WorkerRuntime: Service, Sendable {
         let jobs = JobStore(client: client)
         self.store = store
         self.jobs = jobs
+        self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, logger: logger)
         let planner = try ChunkPlanner(configuration: configuration.planner)
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
         let handlers: [JobKind: any JobHandler] = [
@@ -69,13 +72,14 @@ public final class WorkerRuntime: Service, Sendable {
             "lease_seconds": "\(configuration.lease.seconds)",
         ])
         let listener = try PostgresListener(
-            configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel], logger: logger)
+            configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media], logger: logger)
         let events = try await listener.events()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.listen(events) }
                 group.addTask { await self.keepLeases() }
                 group.addTask { await self.rescueLoop() }
+                group.addTask { await self.noticeLoop() }
                 await self.claimLoop(&group)
                 await self.drain()
                 group.cancelAll()
@@ -149,11 +153,14 @@ public final class WorkerRuntime: Service, Sendable {
                     claimWakeup.wake()
                 case .notification(let notification) where notification.channel == JobStore.Channel.cancel:
                     if notification.payload == configuration.workerID { heartbeatWakeup.wake() }
+                case .notification(let notification) where notification.channel == JobStore.Channel.media:
+                    noticeWakeup.wake()
                 case .notification:
                     break
                 case .reconnected:
                     claimWakeup.wake()
                     heartbeatWakeup.wake()
+                    noticeWakeup.wake()
                 }
             }
         } catch {
@@ -201,6 +208,14 @@ public final class WorkerRuntime: Service, Sendable {
                 logger.warning("rescue failed", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: configuration.rescueInterval)
+        }
+    }
+
+    /// Delivers completion webhooks when a media finishes, and retries failed ones at every poll.
+    private func noticeLoop() async {
+        while !Task.isCancelled {
+            await notifier.deliverDue()
+            await noticeWakeup.wait(timeout: configuration.pollInterval)
         }
     }
 
