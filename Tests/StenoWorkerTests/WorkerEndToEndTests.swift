@@ -208,4 +208,64 @@ struct WorkerEndToEndTests {
             }
         }
     }
+
+    @Test("transient faults in front of steno-asr (503s and resets) give the same transcript as a clean run")
+    func transientFaultsSameTranscript() async throws {
+        try await RunningASRBackend.with { asr in
+            let clean = try await transcript(backendURL: asr.baseURL)
+            let proxy = try FlakyProxy.start(forwardingTo: asr.baseURL, faultEvery: 3)
+            defer { proxy.stop() }
+            let (faulty, retries) = try await transcriptCountingRetries(backendURL: proxy.baseURL)
+            #expect(retries > 0, "no fault reached a job")
+            // The same words; times may move by a few milliseconds, because pocketsphinx adapts its
+            // feature normalisation to the requests it heard before, and the faults change their order.
+            #expect(faulty.map(\.text) == clean.map(\.text))
+            #expect(faulty.count == clean.count)
+            for (one, other) in zip(faulty, clean) {
+                #expect(abs(one.start - other.start) <= 0.05 && abs(one.end - other.end) <= 0.05, "\(one) against \(other)")
+            }
+            #expect(!clean.isEmpty)
+        }
+    }
+
+    /// The chapter texts and segments of the fixture book transcribed through `backendURL`.
+    private func transcript(backendURL: String) async throws -> [TranscriptLine] {
+        try await transcriptCountingRetries(backendURL: backendURL).lines
+    }
+
+    /// A chapter's text (times of the chapter) or one of its segments.
+    struct TranscriptLine: Equatable {
+        var start: Double
+        var end: Double
+        var text: String
+    }
+
+    private func transcriptCountingRetries(backendURL: String) async throws -> (lines: [TranscriptLine], retries: Int) {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            return try await RunningWorker.with(
+                database: database, backendURL: backendURL, configureBackend: { $0.retry.maximumRetries = 0 }
+            ) { _ in
+                let mediaID = try await db.enqueue(bookPath)
+                let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"])
+                #expect(state == "succeeded")
+                var lines: [TranscriptLine] = []
+                for chapter in try await db.chapters(mediaID) {
+                    lines.append(TranscriptLine(start: chapter.start, end: chapter.end, text: chapter.text ?? ""))
+                    for segment in try await db.segments(ofChapter: chapter.id) {
+                        lines.append(TranscriptLine(start: segment.start, end: segment.end, text: segment.text))
+                    }
+                }
+                let retries = try await db.count(
+                    """
+                    SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+                    WHERE j.media_id = $1 AND a.outcome = 'retry' AND a.error_class = 'transient'
+                    """,
+                    mediaID)
+                return (lines, retries)
+            }
+        }
+    }
 }
