@@ -129,13 +129,14 @@ public final class WorkerRuntime: Service, Sendable {
         if inFlight.count > 0 {
             logger.info("shutting down; waiting for running jobs", metadata: ["jobs": "\(inFlight.count)"])
         }
-        while inFlight.count > 0 && ContinuousClock.now < deadline {
+        // A cancelled task (the service group gave up on us) cannot wait: hand everything back now.
+        while inFlight.count > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
             await claimWakeup.wait(timeout: .milliseconds(100))
         }
         guard inFlight.count > 0 else { return }
         inFlight.stopAll(.shutdown)
         let handBack = ContinuousClock.now + .seconds(5)
-        while inFlight.count > 0 && ContinuousClock.now < handBack {
+        while inFlight.count > 0 && ContinuousClock.now < handBack && !Task.isCancelled {
             await claimWakeup.wait(timeout: .milliseconds(50))
         }
         let left = inFlight.leases
