@@ -26,6 +26,8 @@ public final class WorkerRuntime: Service, Sendable {
     private let claimWakeup = Wakeup()
     private let heartbeatWakeup = Wakeup()
     private let draining = Atomic<Bool>(false)
+    private let loopsStopped = Atomic<Bool>(false)
+    private let rescueWakeup = Wakeup()
     let logger: Logger
     /// What `/metrics` shows.
     public let metrics = WorkerMetrics()
@@ -75,20 +77,34 @@ public final class WorkerRuntime: Service, Sendable {
             configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media], logger: logger)
         let events = try await listener.events()
         await withGracefulShutdownHandler {
+            // The listener holds a connection of its own and is stopped by cancelling it; the
+            // other loops use the shared pool and are told to stop instead, so that none is
+            // cancelled in the middle of a transaction.
+            let listening = Task { await self.listen(events) }
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.listen(events) }
                 group.addTask { await self.keepLeases() }
                 group.addTask { await self.rescueLoop() }
                 group.addTask { await self.noticeLoop() }
                 await self.claimLoop(&group)
                 await self.drain()
-                group.cancelAll()
+                self.loopsStopped.store(true, ordering: .releasing)
+                self.heartbeatWakeup.wake()
+                self.rescueWakeup.wake()
+                self.noticeWakeup.wake()
             }
+            listening.cancel()
+            await listening.value
         } onGracefulShutdown: {
             self.draining.store(true, ordering: .releasing)
             self.claimWakeup.wake()
         }
-        try? await store.deregister(workerID: configuration.workerID)
+        // In a task of its own, so that it runs even when the service group cancelled this one:
+        // operators must see the worker stopped, not a heartbeat going stale.
+        let store = store
+        let workerID = configuration.workerID
+        if case .failure(let error) = await Task(operation: { try await store.deregister(workerID: workerID) }).result {
+            logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        }
         logger.info("worker stopped")
     }
 
@@ -172,7 +188,7 @@ public final class WorkerRuntime: Service, Sendable {
     /// Extends every running job's lease in one statement, stops jobs whose flag is set or whose
     /// lease was lost, and renews the worker's own row.
     private func keepLeases() async {
-        while !Task.isCancelled {
+        while !areLoopsStopped {
             let leases = inFlight.leases
             do {
                 let results = try await jobs.heartbeat(leases, extendBy: configuration.lease)
@@ -197,7 +213,7 @@ public final class WorkerRuntime: Service, Sendable {
 
     /// Takes back jobs whose worker stopped renewing their lease.
     private func rescueLoop() async {
-        while !Task.isCancelled {
+        while !areLoopsStopped {
             do {
                 let rescued = try await jobs.rescueExpired()
                 if !rescued.isEmpty {
@@ -208,13 +224,13 @@ public final class WorkerRuntime: Service, Sendable {
             } catch {
                 logger.warning("rescue failed", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: configuration.rescueInterval)
+            await rescueWakeup.wait(timeout: configuration.rescueInterval)
         }
     }
 
     /// Delivers completion webhooks when a media finishes, and retries failed ones at every poll.
     private func noticeLoop() async {
-        while !Task.isCancelled {
+        while !areLoopsStopped {
             await notifier.deliverDue()
             await noticeWakeup.wait(timeout: configuration.pollInterval)
         }
@@ -235,4 +251,7 @@ public final class WorkerRuntime: Service, Sendable {
     }
 
     private var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// The helper loops end at shutdown, or when the task is cancelled (the service group gave up).
+    private var areLoopsStopped: Bool { loopsStopped.load(ordering: .acquiring) || Task.isCancelled }
 }

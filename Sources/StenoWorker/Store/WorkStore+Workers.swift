@@ -23,7 +23,7 @@ extension WorkStore {
             """
             UPDATE workers SET status = $2, status_message = $3, jobs_in_flight = $4, paused_backends = $5::jsonb,
                                last_heartbeat_at = now()
-            WHERE id = $1
+            WHERE id = $1 AND status <> 'stopped'
             """,
             [workerID, status, message, jobsInFlight, try Self.json(paused)])
     }
