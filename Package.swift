@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
         .library(name: "StenoMedia", targets: ["StenoMedia"]),
         .library(name: "StenoTranscription", targets: ["StenoTranscription"]),
+        .library(name: "StenoWorker", targets: ["StenoWorker"]),
+        .executable(name: "steno-worker", targets: ["steno-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -91,6 +93,32 @@ let package = Package(
         ),
         .executableTarget(name: "steno", dependencies: ["StenoCLI"]),
 
+        // The worker runtime: claim loop, job handlers, leases, cancellation, graceful shutdown.
+        .target(
+            name: "StenoWorker",
+            dependencies: [
+                "StenoCore",
+                "StenoPostgres",
+                "StenoMedia",
+                "StenoTranscription",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "steno-worker",
+            dependencies: [
+                "StenoWorker",
+                "StenoPostgres",
+                "StenoTranscription",
+                "StenoCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
         .executableTarget(
             name: "steno-bench",
@@ -116,6 +144,14 @@ let package = Package(
             dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoTestSupport"]
         ),
         .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]),
+        .testTarget(
+            name: "StenoWorkerTests",
+            dependencies: [
+                "StenoWorker", "StenoASR", "StenoPostgres", "StenoMedia", "StenoTranscription", "StenoCore", "StenoTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -108,6 +108,27 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("a task cancelled inside a transaction rolls it back, and the pooled connection is clean for the next user")
+    func cancelledTransactionRollsBack() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let client = database.client(maxConnections: 1)
+            try await client.query("CREATE TABLE t (id integer PRIMARY KEY)")
+            let transaction = Task {
+                try await client.withTransaction { connection in
+                    try await connection.query("INSERT INTO t VALUES (1)")
+                    try await connection.query("SELECT pg_sleep(30)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            transaction.cancel()
+            _ = await transaction.result
+            // The same (only) connection: no "current transaction is aborted" (25P02), and no row.
+            let count = try await client.query("SELECT count(*) AS n FROM t").single().decode("n", as: Int.self)
+            #expect(count == 0)
+            await client.shutdown()
+        }
+    }
+
     @Test("the pool never lends one connection to two tasks at once")
     func poolExclusivity() async throws {
         try await TestDatabase.with(migrated: false) { database in

@@ -66,7 +66,11 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func rollback() async {
         do {
-            try await query("ROLLBACK")
+            // Runs even when the calling task was cancelled (often why the body threw): a skipped
+            // ROLLBACK would hand the next user of this connection an aborted transaction.
+            _ = try await run(honouringCancellation: false) { handle throws(PostgresError) in
+                try handle.execute("ROLLBACK", parameters: [])
+            }
         } catch {
             // A lost connection rolled the transaction back already.
             if error.code != .connectionLost {
@@ -106,10 +110,17 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `body` with a live handle on the connection's queue.
     private func run<Result: Sendable>(
+        honouringCancellation: Bool = true,
         _ body: @escaping @Sendable (LibPQConnectionHandle) throws(PostgresError) -> Result
     ) async throws(PostgresError) -> Result {
-        if Task.isCancelled {
+        if honouringCancellation, Task.isCancelled {
             throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent")
+        }
+        guard honouringCancellation else {
+            let outcome: Swift.Result<Result, PostgresError> = await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: self.runOnQueue(body, cancelled: CancellationSignal())) }
+            }
+            return try outcome.get()
         }
         let cancelled = CancellationSignal()
         let outcome: Swift.Result<Result, PostgresError> = await withTaskCancellationHandler {

@@ -1,0 +1,71 @@
+import Foundation
+import StenoCore
+import StenoMedia
+
+/// How one worker process runs: identity, concurrency, leases, chunking and shutdown.
+public struct WorkerConfiguration: Sendable {
+    /// Unique per process: the lease owner in `jobs` and the row in `workers`.
+    public var workerID: String
+    public var version: String
+    /// Jobs in flight at once. Chunk jobs mostly wait on the network, so this is well above the cores.
+    public var concurrency: Int
+    /// Decodes, energy profiles and encodes at once: they keep a core busy each.
+    public var extractionSlots: Int
+    /// How long a claim or a heartbeat holds a job; a worker silent this long loses its jobs.
+    public var lease: Duration
+    /// Wake to look for work at least this often when no `NOTIFY` arrives.
+    public var pollInterval: Duration
+    /// How often this worker takes back jobs whose lease expired.
+    public var rescueInterval: Duration
+    /// On SIGTERM, how long running jobs may take to finish before they are handed back.
+    public var gracePeriod: Duration
+    /// Chunk lengths and the backend's limits.
+    public var planner: ChunkPlanner.Configuration
+    public var chunkFormat: ChunkFormat
+    /// Delay before a transiently failed job runs again, growing with its attempts.
+    public var retryBackoff: RetryBackoff
+    /// How long chunk jobs are not claimed after the backend rejected the configuration (a bad key).
+    public var configurationPause: Duration
+    /// Called once per finished media without a webhook of its own (`STENO_WEBHOOK_URL`).
+    public var webhookURL: String?
+
+    public init(
+        workerID: String = WorkerConfiguration.defaultWorkerID(),
+        version: String = "dev",
+        concurrency: Int = 8,
+        extractionSlots: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+        lease: Duration = .seconds(60),
+        pollInterval: Duration = .seconds(5),
+        rescueInterval: Duration = .seconds(15),
+        gracePeriod: Duration = .seconds(20),
+        planner: ChunkPlanner.Configuration = ChunkPlanner.Configuration(),
+        chunkFormat: ChunkFormat = .flac,
+        retryBackoff: RetryBackoff = RetryBackoff(),
+        configurationPause: Duration = .seconds(300),
+        webhookURL: String? = nil
+    ) {
+        self.webhookURL = webhookURL
+        self.workerID = workerID
+        self.version = version
+        self.concurrency = max(1, concurrency)
+        self.extractionSlots = max(1, extractionSlots)
+        self.lease = lease
+        self.pollInterval = pollInterval
+        self.rescueInterval = rescueInterval
+        self.gracePeriod = gracePeriod
+        self.planner = planner
+        self.chunkFormat = chunkFormat
+        self.retryBackoff = retryBackoff
+        self.configurationPause = configurationPause
+    }
+
+    /// Heartbeats come three times per lease, so one lost round trip does not lose the lease.
+    public var heartbeatInterval: Duration { lease / 3 }
+
+    /// `host-pid-random`: readable in `steno workers`, unique across restarts and containers.
+    public static func defaultWorkerID() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "worker"
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(suffix)"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoMedia
+import StenoTranscription
+
+/// The chunk job: encodes the chunk's range into memory, transcribes it, and stores text,
+/// segments, words (on the media's clock) and usage. A chunk that encodes over the upload limit
+/// is split into two new chunks with jobs of their own instead; it is never sent as is.
+public struct ChunkJobHandler: JobHandler {
+    let store: WorkStore
+    let extraction: ExtractionLimiter
+    let planner: ChunkPlanner
+    let format: ChunkFormat
+    let transcription: FallbackTranscriptionClient
+    let metrics: WorkerMetrics
+
+    public init(
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics
+    ) {
+        self.metrics = metrics
+        self.store = store
+        self.extraction = extraction
+        self.planner = planner
+        self.format = format
+        self.transcription = transcription
+    }
+
+    public func run(_ context: JobContext) async throws -> JobOutcome {
+        let chunkID = try context.required(context.job.chunkID, "chunk id")
+        guard let chunk = try await store.chunk(chunkID) else { return .cancelled(reason: "the chunk was deleted") }
+        if chunk.isCancelled { return .cancelled(reason: "the chunk, its chapter or its media is cancelled") }
+        if chunk.state == "succeeded" || chunk.state == "split" {
+            // A second run of a finished chunk: never pay for the same audio twice.
+            try await store.completeOnly(context.lease)
+            return .completed
+        }
+        try await store.markRunning(chunkID: chunkID)
+        let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
+        let file = MediaFile(MediaLocation(chunk.source), logger: context.logger)
+        let limit = planner.configuration.maxUploadBytes
+        let encoded: EncodedChunk
+        do {
+            encoded = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit) }
+        } catch let error as MediaError where error.code == .encodedTooLarge {
+            return try await split(chunk, range: range, file: file, context: context, error: error)
+        }
+        try context.checkCancellation()
+        let request = TranscriptionRequest(
+            audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),
+            language: chunk.language)
+        let result = try await transcription.transcribe(
+            request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+        metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
+        let stored = Self.stored(result, chunkStart: chunk.start, encodedBytes: encoded.data.count)
+        let merging = try await store.storeTranscription(context.lease, chunk: chunk, stored)
+        context.logger.info("transcribed chunk", metadata: [
+            "chunk.index": "\(chunk.index)", "bytes": "\(encoded.data.count)", "words": "\(stored.words.count)",
+            "backend": "\(result.backend)", "latency": "\(result.latency)", "merge_enqueued": "\(merging)",
+        ])
+        return .completed
+    }
+
+    private var audioFormat: AudioFormat {
+        switch format {
+        case .flac: .flac
+        case .opus: .ogg
+        }
+    }
+
+    private func split(
+        _ chunk: WorkStore.ChunkRecord, range: Range<MediaTime>, file: MediaFile, context: JobContext, error: MediaError
+    ) async throws -> JobOutcome {
+        // Halves gain the overlap, so below this they stop shrinking: the limit is too small.
+        guard range.upperBound - range.lowerBound > MediaTime(seconds: 1) + planner.configuration.overlap else {
+            throw MediaError(
+                .encodedTooLarge,
+                "a chunk of \(chunk.end - chunk.start) s still encodes to more than \(planner.configuration.maxUploadBytes) bytes; the upload limit is too small for this format",
+                source: chunk.source)
+        }
+        let energy = try await extraction.run { try await file.energyProfile(range) }
+        let whole = PlannedChunk(index: chunk.index, cutStart: range.lowerBound, cutEnd: range.upperBound, start: range.lowerBound, end: range.upperBound)
+        let pieces = planner.split(whole, into: 2, energy: energy)
+        try await store.storeSplit(context.lease, chunk: chunk, pieces: pieces)
+        context.logger.info("chunk over the upload limit; split it", metadata: [
+            "chunk.index": "\(chunk.index)", "bytes_so_far": "\(error.encodedBytes ?? 0)", "limit": "\(error.limitBytes ?? 0)",
+        ])
+        return .completed
+    }
+
+    /// The result on the media's clock: the backend's times are relative to the chunk's start.
+    static func stored(_ result: TranscriptionResult, chunkStart: Double, encodedBytes: Int) -> WorkStore.StoredTranscription {
+        let transcription = result.transcription
+        return WorkStore.StoredTranscription(
+            text: transcription.text.trimmingCharacters(in: .whitespacesAndNewlines),
+            segments: transcription.segments.map {
+                TimedSegment(start: chunkStart + $0.start, end: chunkStart + $0.end, text: $0.text.trimmingCharacters(in: .whitespaces))
+            },
+            words: transcription.words.map {
+                TimedWord(word: $0.word.trimmingCharacters(in: .whitespaces), start: chunkStart + $0.start, end: chunkStart + $0.end)
+            },
+            encodedBytes: encodedBytes,
+            backend: result.backend,
+            model: result.model,
+            usageSeconds: transcription.usage?.seconds ?? transcription.duration,
+            costUSD: result.estimatedCost)
+    }
+}

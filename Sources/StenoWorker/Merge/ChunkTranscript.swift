@@ -1,0 +1,18 @@
+/// What the backend returned for one chunk, already on the media's clock: the input of the merge.
+public struct ChunkTranscript: Sendable, Hashable {
+    /// The audio sent, in seconds on the media's clock (the cut range widened by the overlap).
+    public var start: Double
+    public var end: Double
+    public var text: String
+    public var segments: [TimedSegment]
+    /// Empty when the backend returned no word timestamps.
+    public var words: [TimedWord]
+
+    public init(start: Double, end: Double, text: String, segments: [TimedSegment], words: [TimedWord]) {
+        self.start = start
+        self.end = end
+        self.text = text
+        self.segments = segments
+        self.words = words
+    }
+}

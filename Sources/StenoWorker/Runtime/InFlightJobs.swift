@@ -1,0 +1,48 @@
+import StenoCore
+import Synchronization
+
+/// The jobs this worker runs right now, with the signal that stops each and why it was stopped.
+final class InFlightJobs: Sendable {
+    struct Entry: Sendable {
+        var job: Job
+        var lease: JobLease
+        var signal: CancellationSignal
+        var stopReason: StopReason?
+    }
+
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    var count: Int { entries.withLock { $0.count } }
+    var leases: [JobLease] { entries.withLock { $0.values.map(\.lease) } }
+
+    func insert(_ job: Job, lease: JobLease, signal: CancellationSignal) {
+        entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal) }
+    }
+
+    func remove(_ jobID: Int64) {
+        _ = entries.withLock { $0.removeValue(forKey: jobID) }
+    }
+
+    /// Records the first reason a job was stopped and fires its signal.
+    func stop(_ jobID: Int64, _ reason: StopReason) {
+        let signal = entries.withLock { entries -> CancellationSignal? in
+            guard var entry = entries[jobID] else { return nil }
+            if entry.stopReason == nil {
+                entry.stopReason = reason
+                entries[jobID] = entry
+            }
+            return entry.signal
+        }
+        signal?.cancel()
+    }
+
+    func stopAll(_ reason: StopReason) {
+        for id in entries.withLock({ Array($0.keys) }) {
+            stop(id, reason)
+        }
+    }
+
+    func stopReason(_ jobID: Int64) -> StopReason? {
+        entries.withLock { $0[jobID]?.stopReason }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoPostgres
+
+/// Runs one claimed job through its handler and records how it ended: completed, retried later,
+/// failed with its chunk, chapter and media, cancelled, or handed back at shutdown.
+struct JobRunner: Sendable {
+    let handlers: [JobKind: any JobHandler]
+    let store: WorkStore
+    let jobs: JobStore
+    let configuration: WorkerConfiguration
+    let inFlight: InFlightJobs
+    let pause: BackendPause
+    let metrics: WorkerMetrics
+    let logger: Logger
+
+    func run(_ job: Job, lease: JobLease, signal: CancellationSignal) async {
+        var logger = logger
+        logger[metadataKey: "job.id"] = "\(job.id)"
+        logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
+        logger[metadataKey: "job.attempt"] = "\(job.attempt)"
+        if let mediaID = job.mediaID { logger[metadataKey: "media.id"] = "\(mediaID)" }
+        let context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger)
+        do {
+            guard let handler = handlers[job.kind] else {
+                throw WorkerError(.malformedJob, .permanent, "no handler for jobs of kind \(job.kind.rawValue)", jobID: job.id)
+            }
+            // The handler runs in a task of its own so that stopping the job also cancels the
+            // task, which is what interrupts a decode in FFmpeg.
+            let work = Task { try await handler.run(context) }
+            let registration = signal.onCancel { work.cancel() }
+            defer { signal.removeHandler(registration) }
+            switch try await work.value {
+            case .completed:
+                metrics.recordJob(job.kind, outcome: "succeeded")
+                logger.debug("job succeeded")
+            case .cancelled(let reason):
+                try await store.cancel(lease, job: job, message: reason)
+                metrics.recordJob(job.kind, outcome: "cancelled")
+                logger.info("job cancelled", metadata: ["reason": "\(reason)"])
+            }
+        } catch {
+            await ended(job, lease: lease, error: error, logger: logger)
+        }
+    }
+
+    private func ended(_ job: Job, lease: JobLease, error: any Error, logger: Logger) async {
+        do {
+            if let reason = inFlight.stopReason(job.id) {
+                try await stopped(job, lease: lease, reason: reason, logger: logger)
+                return
+            }
+            if let error = error as? WorkerError, error.code == .leaseLost, error.failureClass == .lostLease {
+                metrics.recordJob(job.kind, outcome: "lease_lost")
+                logger.warning("lost the job's lease; its writes were rolled back")
+                return
+            }
+            let failure = JobFailure(error)
+            metrics.recordFailure(failure.failureClass)
+            switch failure.failureClass {
+            case .transient, .internal, .lostLease:
+                var delay = configuration.retryBackoff.delay(afterAttempt: job.attempt)
+                if let retryAt = failure.retryAt {
+                    delay = max(delay, .seconds(max(0, retryAt.timeIntervalSinceNow)))
+                }
+                try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
+            case .configuration:
+                let until = Date().addingTimeInterval(configuration.configurationPause.seconds)
+                pause.pause(failure.backend ?? "primary", until: until)
+                logger.error("the backend rejected the configuration; not claiming chunk jobs for a while", metadata: [
+                    "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(configuration.configurationPause.seconds)",
+                    "error": "\(failure.message)",
+                ])
+                try await retry(job, lease: lease, after: configuration.configurationPause, failure: failure, logger: logger)
+            case .cancelled:
+                // Not stopped by this worker: the task was cancelled, which only shutdown does.
+                try await jobs.release([lease])
+                metrics.recordJob(job.kind, outcome: "released")
+            case .permanent, .media, .tooLarge:
+                try await store.fail(lease, job: job, failure.storeFailure)
+                metrics.recordJob(job.kind, outcome: "failed")
+                logger.error("job failed", metadata: ["error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)"])
+            }
+        } catch {
+            // The job stays running under this worker's lease until it expires and is rescued.
+            logger.error("could not record how the job ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func retry(_ job: Job, lease: JobLease, after delay: Duration, failure: JobFailure, logger: Logger) async throws {
+        switch try await jobs.retryLater(lease, after: delay, failure.storeFailure) {
+        case .requeued(let runAt):
+            try await store.markRequeued(job: job)
+            metrics.recordJob(job.kind, outcome: "retry")
+            logger.warning("job will run again", metadata: [
+                "error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)", "run_at": "\(runAt)",
+            ])
+        case .failed:
+            try await store.markFailed(job: job, failure.storeFailure)
+            metrics.recordJob(job.kind, outcome: "failed")
+            logger.error("job failed after its last attempt", metadata: ["error": "\(failure.message)"])
+        case .cancelled:
+            logger.info("job cancelled while it failed")
+        case .leaseLost:
+            logger.warning("lost the job's lease before recording the retry")
+        }
+    }
+
+    private func stopped(_ job: Job, lease: JobLease, reason: StopReason, logger: Logger) async throws {
+        switch reason {
+        case .cancelRequested:
+            try await store.cancel(lease, job: job, message: "cancelled by request")
+            metrics.recordJob(job.kind, outcome: "cancelled")
+            logger.info("job cancelled by request")
+        case .leaseLost:
+            metrics.recordJob(job.kind, outcome: "lease_lost")
+            logger.warning("lost the job's lease; dropped its work")
+        case .shutdown:
+            try await jobs.release([lease])
+            metrics.recordJob(job.kind, outcome: "released")
+            logger.info("handed the job back at shutdown")
+        }
+    }
+}

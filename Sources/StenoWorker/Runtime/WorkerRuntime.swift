@@ -1,0 +1,257 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoCore
+import StenoMedia
+import StenoPostgres
+import StenoTranscription
+import Synchronization
+
+/// One worker process: registers in `workers`, claims jobs in batches up to its concurrency,
+/// wakes on `LISTEN steno_jobs` (polling only as the fallback), keeps the leases of its jobs
+/// with one batched heartbeat, stops jobs whose cancel flag is set or whose lease was lost,
+/// rescues expired leases of other workers, and on graceful shutdown stops claiming, lets
+/// running jobs finish within the grace period and hands the rest back to the queue.
+public final class WorkerRuntime: Service, Sendable {
+    public let configuration: WorkerConfiguration
+    private let database: PostgresConfiguration
+    private let client: PostgresClient
+    private let store: WorkStore
+    private let jobs: JobStore
+    private let runner: JobRunner
+    private let inFlight = InFlightJobs()
+    private let pause = BackendPause()
+    private let notifier: WebhookNotifier
+    private let noticeWakeup = Wakeup()
+    private let claimWakeup = Wakeup()
+    private let heartbeatWakeup = Wakeup()
+    private let draining = Atomic<Bool>(false)
+    private let loopsStopped = Atomic<Bool>(false)
+    private let rescueWakeup = Wakeup()
+    let logger: Logger
+    /// What `/metrics` shows.
+    public let metrics = WorkerMetrics()
+
+    public init(
+        configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
+        transcription: FallbackTranscriptionClient, logger: Logger
+    ) throws(ChunkPlannerError) {
+        var logger = logger
+        logger[metadataKey: "worker.id"] = "\(configuration.workerID)"
+        self.configuration = configuration
+        self.database = database
+        self.client = client
+        self.logger = logger
+        let store = WorkStore(client: client)
+        let jobs = JobStore(client: client)
+        self.store = store
+        self.jobs = jobs
+        self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, logger: logger)
+        let planner = try ChunkPlanner(configuration: configuration.planner)
+        let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
+        let handlers: [JobKind: any JobHandler] = [
+            .media: MediaJobHandler(store: store, extraction: extraction),
+            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner),
+            .chunk: ChunkJobHandler(
+                store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
+                metrics: metrics),
+            .merge: MergeJobHandler(store: store),
+        ]
+        self.runner = JobRunner(
+            handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause,
+            metrics: metrics, logger: logger)
+    }
+
+    /// Jobs running right now.
+    public var jobsInFlight: Int { inFlight.count }
+
+    public func run() async throws {
+        try await store.register(
+            workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
+            pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
+        logger.info("worker started", metadata: [
+            "concurrency": "\(configuration.concurrency)", "extraction_slots": "\(configuration.extractionSlots)",
+            "lease_seconds": "\(configuration.lease.seconds)",
+        ])
+        let listener = try PostgresListener(
+            configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media], logger: logger)
+        let events = try await listener.events()
+        await withGracefulShutdownHandler {
+            // The listener holds a connection of its own and is stopped by cancelling it; the
+            // other loops use the shared pool and are told to stop instead, so that none is
+            // cancelled in the middle of a transaction.
+            let listening = Task { await self.listen(events) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.keepLeases() }
+                group.addTask { await self.rescueLoop() }
+                group.addTask { await self.noticeLoop() }
+                await self.claimLoop(&group)
+                await self.drain()
+                self.loopsStopped.store(true, ordering: .releasing)
+                self.heartbeatWakeup.wake()
+                self.rescueWakeup.wake()
+                self.noticeWakeup.wake()
+            }
+            listening.cancel()
+            await listening.value
+        } onGracefulShutdown: {
+            self.draining.store(true, ordering: .releasing)
+            self.claimWakeup.wake()
+        }
+        // In a task of its own, so that it runs even when the service group cancelled this one:
+        // operators must see the worker stopped, not a heartbeat going stale.
+        let store = store
+        let workerID = configuration.workerID
+        if case .failure(let error) = await Task(operation: { try await store.deregister(workerID: workerID) }).result {
+            logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        }
+        logger.info("worker stopped")
+    }
+
+    /// Claims while there is room, starting each job as a child task, until shutdown.
+    private func claimLoop(_ group: inout TaskGroup<Void>) async {
+        while !isDraining && !Task.isCancelled {
+            let room = configuration.concurrency - inFlight.count
+            var claimed: [Job] = []
+            if room > 0 {
+                do {
+                    let kinds: [JobKind]? = pause.isPaused ? [.media, .chapter, .merge] : nil
+                    claimed = try await jobs.claim(limit: room, worker: configuration.workerID, lease: configuration.lease, kinds: kinds)
+                } catch {
+                    logger.warning("could not claim jobs", metadata: ["error": "\(error)"])
+                }
+            }
+            for job in claimed {
+                guard let lease = job.lease else { continue }
+                let signal = CancellationSignal()
+                inFlight.insert(job, lease: lease, signal: signal)
+                group.addTask {
+                    await self.runner.run(job, lease: lease, signal: signal)
+                    self.inFlight.remove(job.id)
+                    self.claimWakeup.wake()
+                }
+            }
+            // A full batch may mean more is waiting: claim again at once while there is room.
+            if claimed.isEmpty || inFlight.count >= configuration.concurrency {
+                await claimWakeup.wait(timeout: configuration.pollInterval)
+            }
+        }
+    }
+
+    /// After shutdown began: waits up to the grace period for running jobs, then stops the rest,
+    /// which hand themselves back to the queue, and releases any that did not.
+    private func drain() async {
+        let deadline = ContinuousClock.now + configuration.gracePeriod
+        if inFlight.count > 0 {
+            logger.info("shutting down; waiting for running jobs", metadata: ["jobs": "\(inFlight.count)"])
+        }
+        // A cancelled task (the service group gave up on us) cannot wait: hand everything back now.
+        while inFlight.count > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
+            await claimWakeup.wait(timeout: .milliseconds(100))
+        }
+        guard inFlight.count > 0 else { return }
+        inFlight.stopAll(.shutdown)
+        let handBack = ContinuousClock.now + .seconds(5)
+        while inFlight.count > 0 && ContinuousClock.now < handBack && !Task.isCancelled {
+            await claimWakeup.wait(timeout: .milliseconds(50))
+        }
+        let left = inFlight.leases
+        if !left.isEmpty {
+            _ = try? await jobs.release(left)
+        }
+    }
+
+    /// Follows `steno_jobs` (wake the claim loop) and `steno_cancel` (check flags at once).
+    private func listen(_ events: AsyncThrowingStream<PostgresListener.Event, any Error>) async {
+        do {
+            for try await event in events {
+                switch event {
+                case .notification(let notification) where notification.channel == JobStore.Channel.jobs:
+                    claimWakeup.wake()
+                case .notification(let notification) where notification.channel == JobStore.Channel.cancel:
+                    if notification.payload == configuration.workerID { heartbeatWakeup.wake() }
+                case .notification(let notification) where notification.channel == JobStore.Channel.media:
+                    noticeWakeup.wake()
+                case .notification:
+                    break
+                case .reconnected:
+                    claimWakeup.wake()
+                    heartbeatWakeup.wake()
+                    noticeWakeup.wake()
+                }
+            }
+        } catch {
+            logger.warning("stopped listening for notifications; polling only", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Extends every running job's lease in one statement, stops jobs whose flag is set or whose
+    /// lease was lost, and renews the worker's own row.
+    private func keepLeases() async {
+        while !areLoopsStopped {
+            let leases = inFlight.leases
+            do {
+                let results = try await jobs.heartbeat(leases, extendBy: configuration.lease)
+                for (lease, result) in results {
+                    switch result {
+                    case .held(cancelRequested: true): inFlight.stop(lease.jobID, .cancelRequested)
+                    case .held(cancelRequested: false): break
+                    case .lost: inFlight.stop(lease.jobID, .leaseLost)
+                    }
+                }
+                let paused = pause.active()
+                let status = isDraining ? "draining" : (paused.isEmpty ? "running" : "paused")
+                let message = paused.isEmpty ? nil : "chunk jobs paused: backend \(paused.keys.sorted().joined(separator: ", ")) rejected the configuration"
+                try await store.heartbeatWorker(
+                    workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused)
+            } catch {
+                logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+            }
+            await heartbeatWakeup.wait(timeout: configuration.heartbeatInterval)
+        }
+    }
+
+    /// Takes back jobs whose worker stopped renewing their lease.
+    private func rescueLoop() async {
+        while !areLoopsStopped {
+            do {
+                let rescued = try await jobs.rescueExpired()
+                if !rescued.isEmpty {
+                    logger.warning("rescued jobs with expired leases", metadata: [
+                        "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.previousOwner)).sorted())",
+                    ])
+                }
+            } catch {
+                logger.warning("rescue failed", metadata: ["error": "\(error)"])
+            }
+            await rescueWakeup.wait(timeout: configuration.rescueInterval)
+        }
+    }
+
+    /// Delivers completion webhooks when a media finishes, and retries failed ones at every poll.
+    private func noticeLoop() async {
+        while !areLoopsStopped {
+            await notifier.deliverDue()
+            await noticeWakeup.wait(timeout: configuration.pollInterval)
+        }
+    }
+
+    /// Whether the database answers a trivial query within two seconds.
+    func databaseReachable() async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await self.client.query("SELECT 1")) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// The helper loops end at shutdown, or when the task is cancelled (the service group gave up).
+    private var areLoopsStopped: Bool { loopsStopped.load(ordering: .acquiring) || Task.isCancelled }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// What the chunk job reads.
+    public struct ChunkRecord: Sendable {
+        public var id: Int64
+        public var mediaID: Int64
+        public var chapterID: Int64
+        public var index: Int
+        public var start: Double
+        public var end: Double
+        public var state: String
+        public var chapterState: String
+        public var mediaState: MediaState
+        public var mediaPriority: JobPriority
+        public var source: String
+        public var language: String?
+
+        public var isCancelled: Bool { state == "cancelled" || chapterState == "cancelled" || mediaState == .cancelled }
+    }
+
+    /// A chunk's transcription as stored: text, segments and words on the media's clock, usage.
+    public struct StoredTranscription: Sendable {
+        public var text: String
+        public var segments: [TimedSegment]
+        public var words: [TimedWord]
+        public var encodedBytes: Int
+        public var backend: String
+        public var model: String
+        public var usageSeconds: Double?
+        public var costUSD: Double?
+    }
+
+    public func chunk(_ id: Int64) async throws -> ChunkRecord? {
+        guard let row = try await client.query(
+            """
+            SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
+                   c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language
+            FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
+            WHERE k.id = $1
+            """,
+            [id]
+        ).first else { return nil }
+        return ChunkRecord(
+            id: try row.decode("id"), mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"),
+            index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+            state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
+            mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"))
+    }
+
+    /// `queued` (or `failed`, on a retry) -> `running`.
+    public func markRunning(chunkID: Int64) async throws {
+        try await client.query(
+            "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running')", [chunkID])
+    }
+
+    /// Stores the transcription and completes the chunk job; when this was the chapter's last
+    /// chunk to succeed, moves the chapter to `merging` and enqueues its merge job. Returns
+    /// whether it did. The chapter row is locked first, so that two chunks finishing at once
+    /// see each other and exactly one of them enqueues the merge.
+    @discardableResult
+    public func storeTranscription(_ lease: JobLease, chunk: ChunkRecord, _ stored: StoredTranscription) async throws -> Bool {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT id FROM chapters WHERE id = $1 FOR UPDATE", [chunk.chapterID])
+            try await connection.query(
+                """
+                UPDATE chunks
+                SET text = $2, segments = $3::jsonb, words = $4::jsonb, encoded_bytes = $5, backend = $6, model = $7,
+                    usage_seconds = $8, cost_usd = $9, state = 'succeeded', error_class = NULL, error_message = NULL,
+                    finished_at = now(), updated_at = now()
+                WHERE id = $1 AND state NOT IN ('cancelled', 'split')
+                """,
+                [
+                    chunk.id, stored.text, try Self.json(stored.segments), stored.words.isEmpty ? nil : try Self.json(stored.words),
+                    stored.encodedBytes, stored.backend, stored.model, stored.usageSeconds, stored.costUSD,
+                ])
+            try await complete(lease, on: connection)
+            return try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
+        }
+    }
+
+    /// Replaces a chunk whose encoding was over the upload limit by `pieces`, each a new chunk
+    /// with its own job, and completes the job. A second run finds the chunk split already and
+    /// only completes.
+    public func storeSplit(_ lease: JobLease, chunk: ChunkRecord, pieces: [PlannedChunk]) async throws {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT id FROM chapters WHERE id = $1 FOR UPDATE", [chunk.chapterID])
+            let split = try await connection.query(
+                """
+                UPDATE chunks SET state = 'split', updated_at = now(), finished_at = now()
+                WHERE id = $1 AND state IN ('queued', 'running', 'failed')
+                RETURNING id
+                """,
+                [chunk.id])
+            if !split.isEmpty {
+                // Indexes only have to be unique per chapter; the merge orders chunks by time.
+                try await connection.query(
+                    """
+                    INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds)
+                    SELECT $1, $2, (SELECT max(index) FROM chunks WHERE chapter_id = $2) + i.position, i.start_seconds, i.end_seconds
+                    FROM unnest($3::float8[], $4::float8[]) WITH ORDINALITY AS i(start_seconds, end_seconds, position)
+                    """,
+                    [chunk.mediaID, chunk.chapterID, pieces.map(\.start.seconds), pieces.map(\.end.seconds)])
+                try await insertChunkJobs(chapterID: chunk.chapterID, priority: chunk.mediaPriority, on: connection)
+            }
+            try await complete(lease, on: connection)
+        }
+    }
+
+    /// Moves the chapter to `merging` and enqueues its merge job when every chunk succeeded.
+    func enqueueMergeIfDone(chapterID: Int64, mediaID: Int64, priority: JobPriority, on connection: PostgresConnection) async throws -> Bool {
+        let merging = try await connection.query(
+            """
+            UPDATE chapters SET state = 'merging', updated_at = now()
+            WHERE id = $1 AND state = 'transcribing'
+              AND NOT EXISTS (SELECT 1 FROM chunks WHERE chapter_id = $1 AND state NOT IN ('succeeded', 'split'))
+            RETURNING id
+            """,
+            [chapterID])
+        guard !merging.isEmpty else { return false }
+        try await connection.query(
+            """
+            INSERT INTO jobs (kind, priority, media_id, chapter_id)
+            SELECT 'merge', $3, $2, $1
+            WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE chapter_id = $1 AND kind = 'merge' AND state IN ('queued', 'running'))
+            """,
+            [chapterID, mediaID, priority.rawValue])
+        return true
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import StenoTranscription
+import StenoWorker
+
+/// A worker runtime in-process against a test database and a backend, shut down gracefully
+/// after the body.
+struct RunningWorker {
+    let runtime: WorkerRuntime
+    /// The port of `/healthz`, `/readyz` and `/metrics`.
+    let httpPort: Int
+
+    static func with<Result>(
+        database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
+        configureBackend: (inout TranscriptionBackendConfiguration) -> Void = { _ in },
+        _ body: (RunningWorker) async throws -> Result
+    ) async throws -> Result {
+        var settings = WorkerConfiguration(
+            workerID: "test-worker-\(UInt32.random(in: 0...UInt32.max))", concurrency: 4, extractionSlots: 2,
+            lease: .seconds(10), pollInterval: .seconds(1), rescueInterval: .seconds(2), gracePeriod: .seconds(2),
+            retryBackoff: RetryBackoff(base: .milliseconds(200), cap: .seconds(1), jitter: 0))
+        settings.planner.targetDuration = MediaTime(seconds: 4)
+        settings.planner.searchWindow = MediaTime(seconds: 1)
+        configure(&settings)
+        var backend = TranscriptionBackendConfiguration(name: "test-backend", baseURL: backendURL)
+        backend.timestampGranularities = [.segment, .word]
+        configureBackend(&backend)
+        var logger = Logger(label: "steno.worker.test")
+        logger.logLevel = .warning
+        let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, logger: logger), fallback: nil)
+        let client = database.client(maxConnections: 8)
+        let runtime = try WorkerRuntime(
+            configuration: settings, database: database.configuration, client: client, transcription: transcription, logger: logger)
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))
+        let running = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        defer { running.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw TestEnvironmentError("the worker's HTTP server did not start: \(await running.result)")
+        }
+        let result: Result
+        do {
+            result = try await body(RunningWorker(runtime: runtime, httpPort: port))
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            await client.shutdown()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        await client.shutdown()
+        return result
+    }
+}

@@ -1,0 +1,317 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Testing
+
+@testable import StenoWorker
+
+/// Failure classes, leases and shutdown, against a real PostgreSQL, FFmpeg and the
+/// fault-injecting backend.
+@Suite("Worker failures, leases and shutdown", .serialized, .timeLimit(.minutes(5)))
+struct WorkerFailureTests {
+    private var bookPath: String { FixtureBook.file("book.m4b").path }
+
+    @Test("a file that is not audio fails the media at once with a plain reason")
+    func mediaError() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { _ in
+                let mediaID = try await db.enqueue(FixtureBook.file("not-audio.mp3").path)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(30)) == "failed")
+                let media = try await db.mediaState(mediaID)
+                #expect(media.errorClass == "media")
+                #expect(!(media.errorMessage ?? "").isEmpty)
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'failed' AND attempt = 1", mediaID) == 1)
+                #expect(try await db.count("SELECT count(*) FROM chapters WHERE media_id = $1", mediaID) == 0)
+                #expect(backend.requestCount == 0)
+            }
+        }
+    }
+
+    @Test("only the selected chapters are transcribed")
+    func chapterSelection() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { _ in
+                let mediaID = try await db.enqueue(bookPath, chapters: .numbers([2]))
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(60)) == "succeeded")
+                let chapters = try await db.chapters(mediaID)
+                #expect(chapters.map(\.index) == [1])
+                #expect(chapters.first?.state == "succeeded")
+            }
+        }
+    }
+
+    @Test("transient backend errors requeue the chunk with a delay and the media still succeeds")
+    func transientErrorsRetry() async throws {
+        // The first three requests fail with 503; the client retries nothing itself, so each is a job attempt.
+        let backend = try FaultServer(replies: Array(repeating: .openAIError(503, message: "overloaded", type: "server_error"), count: 3))
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL, configureBackend: { $0.retry.maximumRetries = 0 }
+            ) { _ in
+                let mediaID = try await db.enqueue(bookPath)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(90)) == "succeeded")
+                let retried = try await db.count(
+                    """
+                    SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+                    WHERE j.media_id = $1 AND a.outcome = 'retry' AND a.error_class = 'transient' AND a.http_status = 503
+                    """,
+                    mediaID)
+                #expect(retried == 3)
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state <> 'succeeded'", mediaID) == 0)
+            }
+        }
+    }
+
+    @Test("a rejected key pauses chunk claims with a workers status instead of failing the queue")
+    func configurationErrorPauses() async throws {
+        let backend = try FaultServer(replies: [], then: .openAIError(401, message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key"))
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL, configure: { $0.configurationPause = .seconds(60) }
+            ) { worker in
+                let mediaID = try await db.enqueue(bookPath)
+                let deadline = ContinuousClock.now + .seconds(30)
+                var status = ""
+                while ContinuousClock.now < deadline {
+                    status = try await client.query("SELECT status FROM workers WHERE id = $1", [worker.runtime.configuration.workerID])
+                        .single().decode("status")
+                    if status == "paused" { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(status == "paused")
+                let paused: String = try await client.query(
+                    "SELECT paused_backends::text AS paused FROM workers WHERE id = $1", [worker.runtime.configuration.workerID]
+                ).single().decode("paused")
+                #expect(paused.contains("test-backend"))
+                // Give the worker time to (wrongly) burn through the queue, then check it did not.
+                let requests = backend.requestCount
+                try await Task.sleep(for: .seconds(2))
+                #expect(backend.requestCount == requests, "chunk jobs were still sent while paused")
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'failed'", mediaID) == 0)
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'queued'", mediaID) > 0)
+                #expect(try await db.mediaState(mediaID).state == "transcribing")
+            }
+        }
+    }
+
+    @Test("a job whose worker vanished is rescued after its lease and finished once by another worker")
+    func rescueAfterLostWorker() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(bookPath)
+            // A worker claims the media job with a one-second lease and dies without a word.
+            let claimed = try await JobStore(client: client).claim(limit: 1, worker: "vanished-worker", lease: .seconds(1))
+            #expect(claimed.count == 1)
+            let state = try await RunningWorker.with(database: database, backendURL: backend.baseURL) { _ in
+                try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(60))
+            }
+            #expect(state == "succeeded")
+            let attempts = try await JobStore(client: client).attempts(ofJob: claimed[0].id)
+            #expect(attempts.map(\.outcome) == [.leaseExpired, .succeeded])
+            #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chapter'", mediaID) == 3)
+        }
+    }
+
+    @Test("graceful shutdown hands running jobs back to the queue at once and marks the worker stopped")
+    func gracefulShutdownReleases() async throws {
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            var workerID = ""
+            var mediaID: Int64 = 0
+            let started = ContinuousClock.now
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.gracePeriod = .milliseconds(500) }) { worker in
+                workerID = worker.runtime.configuration.workerID
+                mediaID = try await db.enqueue(bookPath)
+                let deadline = ContinuousClock.now + .seconds(60)
+                while backend.requestCount == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(backend.requestCount > 0)
+            }
+            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'running'", mediaID) == 0)
+            #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'queued'", mediaID) > 0)
+            #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'failed'", mediaID) == 0)
+            let released = try await db.count(
+                "SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.media_id = $1 AND a.outcome = 'released'", mediaID)
+            #expect(released > 0)
+            let status: String = try await client.query("SELECT status FROM workers WHERE id = $1", [workerID]).single().decode("status")
+            #expect(status == "stopped")
+        }
+    }
+}
+
+extension WorkerFailureTests {
+    @Test("a chunk that encodes over the upload limit is split into chunks of its own, never sent as is")
+    func tooLargeChunksSplit() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        let limit = 60_000
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL,
+                configure: {
+                    // The planner expects far fewer bytes than FLAC makes, so planned chunks come out too large.
+                    $0.planner.maxUploadBytes = limit
+                    $0.planner.estimatedBytesPerSecond = 4_000
+                }
+            ) { _ in
+                let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path, chapters: .numbers([1]))
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(90)) == "succeeded")
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state = 'split'", mediaID) > 0)
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state NOT IN ('split', 'succeeded')", mediaID) == 0)
+                let sent = backend.requests.compactMap { $0.parts.first { $0.name == "file" }?.body.count }
+                #expect(!sent.isEmpty)
+                #expect(sent.allSatisfy { $0 <= limit }, "uploads of \(sent.max() ?? 0) bytes passed the \(limit)-byte limit")
+                let stored = try await db.count(
+                    "SELECT count(*) FROM chunks WHERE media_id = $1 AND state = 'succeeded' AND encoded_bytes <= \(limit)", mediaID)
+                #expect(stored == sent.count)
+            }
+        }
+    }
+}
+
+extension WorkerFailureTests {
+    @Test("deleting a media mid-upload stops its jobs at once and leaves no rows behind")
+    func deleteMidRun() async throws {
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { worker in
+                let mediaID = try await db.enqueue(bookPath)
+                let deadline = ContinuousClock.now + .seconds(60)
+                while backend.requestCount == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(worker.runtime.jobsInFlight > 0)
+                let started = ContinuousClock.now
+                _ = try await AdminStore(client: client).delete(mediaID: mediaID)
+                while worker.runtime.jobsInFlight > 0 && ContinuousClock.now - started < .seconds(10) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(ContinuousClock.now - started < .milliseconds(1500), "the worker took \(ContinuousClock.now - started) to drop the jobs")
+                #expect(worker.runtime.jobsInFlight == 0)
+                for table in ["media", "chapters", "chunks", "segments", "jobs"] {
+                    let column = table == "media" ? "id" : "media_id"
+                    #expect(try await db.count("SELECT count(*) FROM \(table) WHERE \(column) = $1", mediaID) == 0, "rows left in \(table)")
+                }
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE id > $1", 0) == 0, "orphan jobs left")
+            }
+        }
+    }
+
+    @Test("the chapter a listener is on, and the next one, get their jobs at high and medium priority")
+    func focusPriorities() async throws {
+        // Chunk jobs hang, so their priorities can be read while they wait.
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(bookPath)
+            // `steno focus 2` before any worker ran: stored on the media, applied as jobs appear.
+            _ = try await AdminStore(client: client).focus(mediaID: mediaID, chapter: 2)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.concurrency = 1 }) { _ in
+                let deadline = ContinuousClock.now + .seconds(60)
+                while try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chapter' AND state = 'succeeded'", mediaID) < 1,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let rows = try await client.query(
+                    """
+                    SELECT c.index, j.kind, max(j.priority) AS priority FROM jobs j JOIN chapters c ON c.id = j.chapter_id
+                    WHERE j.media_id = $1 GROUP BY 1, 2 ORDER BY 1, 2
+                    """,
+                    [mediaID])
+                var priorities: [String: Int] = [:]
+                for row in rows {
+                    priorities["\(try row.decode("index", as: Int.self)) \(try row.decode("kind", as: String.self))"] = try row.decode("priority")
+                }
+                #expect(priorities["0 chapter"] == 0)
+                #expect(priorities["1 chapter"] == 2)
+                #expect(priorities["2 chapter"] == 1)
+                // With one job at a time, the focused chapter is planned first and its chunks queue at high priority.
+                #expect(priorities["1 chunk"] == 2)
+                let firstPlanned: Int = try await client.query(
+                    """
+                    SELECT c.index FROM jobs j JOIN chapters c ON c.id = j.chapter_id
+                    WHERE j.media_id = $1 AND j.kind = 'chapter' AND j.state = 'succeeded' ORDER BY j.finished_at LIMIT 1
+                    """,
+                    [mediaID]
+                ).single().decode("index")
+                #expect(firstPlanned == 1)
+            }
+        }
+    }
+}
+
+extension WorkerFailureTests {
+    @Test("the completion webhook is called once per media, and retried when it fails")
+    func webhookOncePerMedia() async throws {
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        let hook = try FaultServer(replies: [.json(500, #"{"error":"not now"}"#)], then: .json(200, "{}"))
+        defer { hook.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL, configure: { $0.webhookURL = "\(hook.baseURL)/steno-done" }
+            ) { _ in
+                let mediaID = try await db.enqueue(bookPath, chapters: .first)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(60)) == "succeeded")
+                let deadline = ContinuousClock.now + .seconds(20)
+                while try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 0,
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 1)
+                // Once more after the poll interval has passed a few times: still exactly two calls (the 500 and the 200).
+                try await Task.sleep(for: .seconds(3))
+                let requests = hook.requests
+                #expect(requests.count == 2)
+                #expect(requests.allSatisfy { $0.head.path == "/steno-done" })
+                let body = String(decoding: requests.last?.body ?? [], as: UTF8.self)
+                #expect(body.contains("\"media_id\":\(mediaID)"), "webhook body: \(body)")
+                #expect(body.contains("\"state\":\"succeeded\""), "webhook body: \(body)")
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import StenoTestSupport
+
+/// A `steno-worker` process, as operators run it, with its log in a temporary file.
+final class WorkerProcess: @unchecked Sendable {
+    // @unchecked: `process` is only started, signalled and polled, which Foundation allows from any thread.
+    let id: String
+    private let process = Process()
+    let logPath: String
+
+    init(id: String, environment: [String: String]) throws {
+        self.id = id
+        logPath = FileManager.default.temporaryDirectory.appendingPathComponent("steno-worker-\(id)-\(UUID().uuidString).log").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = PackageRoot.product("steno-worker")
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        merged["STENO_WORKER_ID"] = id
+        process.environment = merged
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and returns its status, or nil after `timeout`.
+    func waitForExit(timeout: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}

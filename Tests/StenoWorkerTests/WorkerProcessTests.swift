@@ -1,0 +1,82 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Testing
+
+/// Two `steno-worker` processes on the fixture book through steno-asr; one is killed with
+/// `kill -9` half-way, the other finishes the book and exits 0 on SIGTERM.
+@Suite("steno-worker processes", .serialized, .timeLimit(.minutes(5)))
+struct WorkerProcessTests {
+    @Test("a worker killed with kill -9 half-way loses no work: the other finishes the book once, then stops on SIGTERM")
+    func killNineHalfWay() async throws {
+        let book = try FixtureBook.load()
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                let environment = [
+                    "STENO_DATABASE_URL": database.configuration.connectionString,
+                    "STENO_BACKEND_URL": asr.baseURL,
+                    "STENO_CHUNK_SECONDS": "4",
+                    "STENO_WORKER_LEASE_SECONDS": "3",
+                    "STENO_WORKER_RESCUE_SECONDS": "1",
+                    "STENO_WORKER_POLL_SECONDS": "1",
+                    "STENO_WORKER_CONCURRENCY": "2",
+                    "STENO_WORKER_GRACE_SECONDS": "5",
+                    "STENO_LOG_LEVEL": "warning",
+                    "STENO_WORKER_HTTP_PORT": "0",
+                ]
+                let doomed = try WorkerProcess(id: "doomed-worker", environment: environment)
+                let survivor = try WorkerProcess(id: "surviving-worker", environment: environment)
+                let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
+                // Kill the first worker while it holds a chunk job.
+                let deadline = ContinuousClock.now + .seconds(60)
+                var held = 0
+                while held == 0 && ContinuousClock.now < deadline {
+                    held = try await client.query(
+                        "SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'running' AND lease_owner = $2",
+                        [mediaID, doomed.id]
+                    ).single().decode("count")
+                    if held == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(held > 0, "the first worker never held a chunk job: \(doomed.log)")
+                doomed.signal(SIGKILL)
+                #expect(try await doomed.waitForExit(timeout: .seconds(10)) != nil)
+
+                let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150))
+                #expect(state == "succeeded", "survivor log: \(survivor.log)")
+
+                let rescued = try await db.count(
+                    """
+                    SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+                    WHERE j.media_id = $1 AND a.worker = 'doomed-worker' AND a.outcome = 'lease_expired'
+                    """,
+                    mediaID)
+                #expect(rescued >= held)
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state <> 'succeeded'", mediaID) == 0)
+                let chapters = try await db.chapters(mediaID)
+                #expect(chapters.count == book.chapters.count)
+                // The bound is on the whole book here: two workers send steno-asr their chunks in an
+                // order that varies, and pocketsphinx's output depends on the order (it carries its
+                // feature normalisation across requests), which moves one chapter by a few words.
+                let wer = WordErrorRate(reference: book.text, hypothesis: chapters.map { $0.text ?? "" }.joined(separator: " "))
+                print("after kill -9, the whole book: WER \(String(format: "%.1f", wer.rate * 100)) %")
+                #expect(wer.rate < 0.35, "\(wer)")
+                for (chapter, expected) in zip(chapters, book.chapters) {
+                    #expect(chapter.state == "succeeded")
+                    #expect(WordErrorRate(reference: expected.text, hypothesis: chapter.text ?? "").rate < 0.5)
+                    // One merge per chapter, and segments written once.
+                    #expect(try await db.count("SELECT count(*) FROM jobs WHERE chapter_id = $1 AND kind = 'merge'", chapter.id) == 1)
+                }
+
+                survivor.signal(SIGTERM)
+                let status = try await survivor.waitForExit(timeout: .seconds(15))
+                #expect(status == 0, "steno-worker exited with \(String(describing: status)) on SIGTERM: \(survivor.log)")
+                let workerStatus: String = try await client.query("SELECT status FROM workers WHERE id = 'surviving-worker'").single().decode("status")
+                #expect(workerStatus == "stopped", "survivor log: \(survivor.log)")
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+
+/// Reads the worker's results the way the CLI and reports do, with plain SQL.
+struct WorkerTestDatabase {
+    let client: PostgresClient
+
+    /// Enqueues a media as `steno enqueue` does; returns its id.
+    func enqueue(_ path: String, chapters: ChapterSelection = .all) async throws -> Int64 {
+        let enqueued = try await AdminStore(client: client).enqueue([NewMedia(source: path, title: "fixture", chapters: chapters)], allowDuplicates: true)
+        return enqueued[0].mediaID
+    }
+
+    func mediaState(_ id: Int64) async throws -> (state: String, errorClass: String?, errorMessage: String?) {
+        let row = try await client.query("SELECT state, error_class, error_message FROM media WHERE id = $1", [id]).single()
+        return (try row.decode("state"), try row.decode("error_class"), try row.decode("error_message"))
+    }
+
+    /// Waits until the media is in one of `states`; fails with its progress after `timeout`.
+    @discardableResult
+    func waitForMedia(_ id: Int64, in states: Set<String>, timeout: Duration = .seconds(180)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let state = try await mediaState(id).state
+            if states.contains(state) { return state }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let jobs = try await client.query(
+            "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = $1 GROUP BY 1, 2 ORDER BY 1, 2", [id])
+        let summary = try jobs.map { "\(try $0.decode("kind", as: String.self)) \(try $0.decode("state", as: String.self)): \(try $0.decode("n", as: Int.self))" }
+        throw TestEnvironmentError("media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary)")
+    }
+
+    /// Waits until no job of the media is queued or running.
+    func waitForQuietJobs(_ id: Int64, timeout: Duration = .seconds(120)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state IN ('queued', 'running')", id) == 0 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestEnvironmentError("jobs of media \(id) were still active after \(timeout)")
+    }
+
+    func count(_ statement: String, _ id: Int64) async throws -> Int {
+        try await client.query(statement, [id]).single().decode("count")
+    }
+
+    struct ChapterRow {
+        var id: Int64
+        var index: Int
+        var start: Double
+        var end: Double
+        var state: String
+        var text: String?
+        var errorClass: String?
+        var errorMessage: String?
+    }
+
+    func chapters(_ mediaID: Int64) async throws -> [ChapterRow] {
+        try await client.query(
+            "SELECT id, index, start_seconds, end_seconds, state, text, error_class, error_message FROM chapters WHERE media_id = $1 ORDER BY index",
+            [mediaID]
+        ).map { row in
+            ChapterRow(
+                id: try row.decode("id"), index: try row.decode("index"), start: try row.decode("start_seconds"),
+                end: try row.decode("end_seconds"), state: try row.decode("state"), text: try row.decode("text"),
+                errorClass: try row.decode("error_class"), errorMessage: try row.decode("error_message"))
+        }
+    }
+
+    struct SegmentRow: Decodable {
+        var index: Int
+        var start: Double
+        var end: Double
+        var text: String
+        var words: [Word]?
+
+        struct Word: Decodable {
+            var word: String
+            var start: Double
+            var end: Double
+        }
+    }
+
+    func segments(ofChapter chapterID: Int64) async throws -> [SegmentRow] {
+        try await client.query(
+            "SELECT index, start_seconds, end_seconds, text, words::text AS words FROM segments WHERE chapter_id = $1 ORDER BY index",
+            [chapterID]
+        ).map { row in
+            let words: String? = try row.decode("words")
+            return SegmentRow(
+                index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+                text: try row.decode("text"),
+                words: try words.map { try JSONDecoder().decode([SegmentRow.Word].self, from: Data($0.utf8)) })
+        }
+    }
+
+    /// Rows per table for one media: what a second run must leave unchanged.
+    func rowCounts(_ mediaID: Int64) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in ["chapters", "chunks", "segments", "jobs"] {
+            // Table names come from the fixed list above.
+            counts[table] = try await count("SELECT count(*) FROM \(table) WHERE media_id = $1", mediaID)
+        }
+        return counts
+    }
+}
