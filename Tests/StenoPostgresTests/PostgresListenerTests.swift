@@ -13,6 +13,8 @@ struct PostgresListenerTests {
             let listener = try PostgresListener(configuration: database.configuration, channels: ["steno_test"])
             var events = try await listener.events(pollInterval: .milliseconds(100)).makeAsyncIterator()
 
+            // Open the notifying connection first, so the bound below times only the wake-up.
+            try await client.query("SELECT 1")
             let started = ContinuousClock.now
             try await client.notify(channel: "steno_test", payload: "first")
             let first = try await events.next()
