@@ -148,7 +148,18 @@ extension JobStore {
     }
 
     private func finish(_ lease: JobLease, state: JobState, outcome: JobAttempt.Outcome, failure: Failure) async throws -> Bool {
-        let rows = try await client.query(
+        try await client.withConnection { connection in
+            try await Self.finish(lease, state: state, outcome: outcome, failure: failure, on: connection)
+        }
+    }
+
+    /// Ends a running job for good and records its attempt, on `connection`, so that a caller can
+    /// commit it in one transaction with its own writes. Fenced by the lease: `false` when it was
+    /// lost, and then nothing was written.
+    public static func finish(
+        _ lease: JobLease, state: JobState, outcome: JobAttempt.Outcome, failure: Failure?, on connection: PostgresConnection
+    ) async throws -> Bool {
+        let rows = try await connection.query(
             """
             WITH finished AS (
                 UPDATE jobs
@@ -164,8 +175,8 @@ extension JobStore {
             SELECT id FROM finished
             """,
             [
-                lease.jobID, lease.owner, lease.attempt, state.rawValue, failure.errorClass.rawValue,
-                failure.message, outcome.rawValue, failure.httpStatus,
+                lease.jobID, lease.owner, lease.attempt, state.rawValue, failure?.errorClass.rawValue,
+                failure?.message, outcome.rawValue, failure?.httpStatus,
             ])
         return !rows.isEmpty
     }

@@ -32,26 +32,8 @@ public struct WorkStore: Sendable {
         _ lease: JobLease, state: JobState, outcome: JobAttempt.Outcome, failure: JobStore.Failure?,
         on connection: PostgresConnection
     ) async throws {
-        let rows = try await connection.query(
-            """
-            WITH finished AS (
-                UPDATE jobs
-                SET state = $4, lease_owner = NULL, lease_expires_at = NULL, finished_at = now(),
-                    updated_at = now(), error_class = $5, error_message = $6
-                WHERE id = $1 AND lease_owner = $2 AND attempt = $3 AND state = 'running'
-                RETURNING id, attempt
-            ), recorded AS (
-                UPDATE job_attempts a
-                SET finished_at = now(), outcome = $7, error_class = $5, message = $6, http_status = $8
-                FROM finished f WHERE a.job_id = f.id AND a.attempt = f.attempt
-            )
-            SELECT id FROM finished
-            """,
-            [
-                lease.jobID, lease.owner, lease.attempt, state.rawValue, failure?.errorClass.rawValue,
-                failure?.message, outcome.rawValue, failure?.httpStatus,
-            ])
-        guard !rows.isEmpty else {
+        let held = try await JobStore.finish(lease, state: state, outcome: outcome, failure: failure, on: connection)
+        guard held else {
             throw WorkerError(.leaseLost, .lostLease, "the lease of \(lease) was lost; nothing was written", jobID: lease.jobID)
         }
     }
