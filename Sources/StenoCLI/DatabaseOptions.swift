@@ -12,17 +12,29 @@ public struct DatabaseOptions: ParsableArguments {
             valueName: "url"))
     public var databaseURL: String?
 
-    @Option(help: ArgumentHelp("Seconds to keep retrying an unreachable database before giving up.", valueName: "seconds"))
-    public var connectWindow: Int = 10
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to keep retrying an unreachable database before giving up, 0-3600 (default: STENO_DATABASE_WAIT_SECONDS, else 10).",
+            valueName: "seconds"))
+    public var connectWindow: Int?
 
     public init() {}
 
     func configuration() throws -> PostgresConfiguration {
-        var configuration = try PostgresConfiguration.fromEnvironment()
+        var configuration = try PostgresConfiguration.fromEnvironment(defaultWait: .seconds(10))
         if let databaseURL {
             configuration.connectionString = databaseURL
         }
-        configuration.reconnectWindow = .seconds(max(0, connectWindow))
+        if let connectWindow {
+            configuration.reconnectWindow = .seconds(connectWindow)
+        }
         return configuration
+    }
+
+    public func validate() throws {
+        if let connectWindow, !PostgresConfiguration.waitRange.contains(connectWindow) {
+            throw ValidationError(
+                "--connect-window must be from \(PostgresConfiguration.waitRange.lowerBound) to \(PostgresConfiguration.waitRange.upperBound) seconds, not \(connectWindow)")
+        }
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 enum SinceParser {
     static func parse(_ text: String, now: Date = Date()) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount >= 0 {
+        // A span is finite and at most about a century: Dates and timestamps beyond that overflow.
+        if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount.isFinite, amount >= 0 {
             let seconds: Double? = switch unit {
             case "s": amount
             case "m": amount * 60
@@ -14,7 +15,8 @@ enum SinceParser {
             case "w": amount * 7 * 86400
             default: nil
             }
-            if let seconds { return now.addingTimeInterval(-seconds) }
+            if let seconds, seconds <= maximumSpan { return now.addingTimeInterval(-seconds) }
+            if seconds != nil { return nil }
         }
         let withTime = ISO8601DateFormatter()
         if let date = withTime.date(from: text) { return date }
@@ -23,5 +25,7 @@ enum SinceParser {
         return dateOnly.date(from: text)
     }
 
-    static let help = "a span back from now such as 90m, 24h, 7d, 2w, or a date such as 2026-11-20 or 2026-11-20T08:00:00Z"
+    static let maximumSpan: Double = 100 * 366 * 86400
+
+    static let help = "a span back from now (up to a century) such as 90m, 24h, 7d, 2w, or a date such as 2026-11-20 or 2026-11-20T08:00:00Z"
 }

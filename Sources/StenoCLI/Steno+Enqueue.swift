@@ -55,6 +55,10 @@ extension Steno {
             if sources.isEmpty {
                 throw ValidationError("name at least one file, directory, glob or URL to enqueue")
             }
+            // An unset shell variable (`steno enqueue "$BOOK"`) must not enqueue the current directory.
+            if let blank = sources.firstIndex(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
+                throw ValidationError("source \(blank + 1) is empty: name a file, directory, glob or URL (is a shell variable unset?)")
+            }
         }
 
         func run() async throws {
@@ -66,7 +70,7 @@ extension Steno {
                     return
                 }
                 for media in enqueued {
-                    print("media \(media.mediaID)  \(media.source)")
+                    print("media \(media.mediaID)  \(TerminalText.safe(media.source))")
                 }
                 print("Enqueued \(enqueued.count) recording\(enqueued.count == 1 ? "" : "s"). Follow with: steno wait \(enqueued.map { String($0.mediaID) }.joined(separator: " "))")
             }

@@ -57,7 +57,7 @@ extension Steno {
                 try JSONOutput.print(MediaStatus(media: progress, chapters: chapters))
                 return
             }
-            print("media \(progress.mediaID): \(progress.displayName)")
+            print("media \(progress.mediaID): \(TerminalText.safe(progress.displayName))")
             var summary = TextTable(["", ""])
             summary.showsHeader = false
             summary.add(["source", progress.source])

@@ -37,8 +37,12 @@ extension Steno {
         func validate() throws {
             guard !media.isEmpty else { throw ValidationError("name at least one media id to wait for") }
             try MediaIDs.validate(media)
-            guard pollInterval >= 0.1 else { throw ValidationError("--poll-interval must be at least 0.1 seconds") }
-            if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
+            guard pollInterval.isFinite, (0.1...3600).contains(pollInterval) else {
+                throw ValidationError("--poll-interval must be from 0.1 to 3600 seconds, not \(pollInterval)")
+            }
+            if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 31_536_000) {
+                throw ValidationError("--timeout must be more than 0 and at most 31536000 seconds (a year), not \(timeout)")
+            }
         }
 
         private struct Outcome: Encodable {
@@ -70,7 +74,7 @@ extension Steno {
         }
 
         private func follow(_ ids: [Int64], store: AdminStore) async throws -> Outcome {
-            let signal = WakeSignal()
+            let signal = Wakeup()
             let listening = try listen(signal: signal)
             defer { listening.cancel() }
             let display = WaitProgressDisplay(style: json ? .silent : (plain || !WaitProgressDisplay.standardOutputIsTerminal ? .lines : .bars))
@@ -100,14 +104,14 @@ extension Steno {
         }
 
         /// Signals on every notification; when listening fails, polling alone carries on.
-        private func listen(signal: WakeSignal) throws -> Task<Void, Never> {
+        private func listen(signal: Wakeup) throws -> Task<Void, Never> {
             let logger = Logger(label: "steno.wait")
             let listener = try PostgresListener(
                 configuration: try database.configuration(), channels: [JobStore.Channel.media, JobStore.Channel.jobs], logger: logger)
             return Task {
                 do {
                     for try await _ in try await listener.events() {
-                        signal.signal()
+                        signal.wake()
                     }
                 } catch {
                     logger.info("not listening for notifications; polling only", metadata: ["error": "\(error)"])

@@ -25,7 +25,9 @@ extension Steno {
         var json = false
 
         func validate() throws {
-            guard staleAfter > 0 else { throw ValidationError("--stale-after must be positive") }
+            guard staleAfter.isFinite, staleAfter > 0, staleAfter <= 31_536_000 else {
+                throw ValidationError("--stale-after must be more than 0 and at most 31536000 seconds (a year), not \(staleAfter)")
+            }
         }
 
         private struct Listed: Encodable {

@@ -16,8 +16,9 @@ struct TextTable {
         rows.append(row)
     }
 
+    /// Every cell is made safe for the terminal and kept on one line (`TerminalText`).
     func render() -> String {
-        let all = (showsHeader ? [headers] : []) + rows
+        let all = ((showsHeader ? [headers] : []) + rows).map { $0.map(TerminalText.safe) }
         let widths = headers.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in

@@ -1,4 +1,5 @@
 import Dispatch
+import StenoCore
 
 /// One pocketsphinx decoder on a serial queue of its own, so that recognition, which blocks for
 /// seconds, never runs on Swift's cooperative thread pool.
@@ -20,14 +21,50 @@ final class Recognizer: @unchecked Sendable {
         return recognizer
     }
 
-    /// Recognises one utterance; word times are relative to its first sample.
-    func recognize(_ samples: ArraySlice<Int16>) async throws(SpeechError) -> [RecognizedWord] {
-        try await run { recognizer throws(SpeechError) in
-            guard let decoder = recognizer.decoder else {
-                throw SpeechError(.recognitionFailed, "the recogniser has no model loaded")
+    /// Recognises each window of `samples` as one utterance and returns the words with times
+    /// relative to the first sample, each word ending no later than `samples` does.
+    ///
+    /// Shaped as one synchronous loop on the recogniser's queue rather than an `async` loop of
+    /// one hop per window: Swift 6.3.1's optimiser crashed (signal 11, "While splitting
+    /// coroutine") on the async loop with typed throws inside the pool's closure, so release
+    /// builds failed. The loop checks for cancellation between windows, as before.
+    func recognize(windows: [Range<Int>], of samples: [Int16], sampleRate: Int) async throws(SpeechError) -> [RecognizedWord] {
+        let cancellation = CancellationSignal()
+        let outcome: Result<[RecognizedWord], SpeechError> = await withTaskCancellationHandler {
+            do throws(SpeechError) {
+                return .success(
+                    try await run { recognizer throws(SpeechError) in
+                        try recognizer.recognizeNow(windows: windows, of: samples, sampleRate: sampleRate, cancellation: cancellation)
+                    })
+            } catch {
+                return .failure(error)
             }
-            return try samples.withUnsafeBufferPointer { buffer throws(SpeechError) in try decoder.recognize(buffer) }
+        } onCancel: {
+            cancellation.cancel()
         }
+        return try outcome.get()
+    }
+
+    /// Runs on `queue` only.
+    private func recognizeNow(
+        windows: [Range<Int>], of samples: [Int16], sampleRate: Int, cancellation: CancellationSignal
+    ) throws(SpeechError) -> [RecognizedWord] {
+        guard let decoder else { throw SpeechError(.recognitionFailed, "the recogniser has no model loaded") }
+        let duration = Double(samples.count) / Double(sampleRate)
+        var words: [RecognizedWord] = []
+        for window in windows {
+            if cancellation.isCancelled { throw SpeechError(.shutDown, "the request was cancelled") }
+            let offset = Double(window.lowerBound) / Double(sampleRate)
+            let recognized = try samples[window].withUnsafeBufferPointer { buffer throws(SpeechError) in
+                try decoder.recognize(buffer)
+            }
+            for var word in recognized {
+                word.start += offset
+                word.end = min(word.end + offset, duration)
+                words.append(word)
+            }
+        }
+        return words
     }
 
     private func run<Result: Sendable>(

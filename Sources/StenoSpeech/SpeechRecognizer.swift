@@ -62,19 +62,10 @@ public final class SpeechRecognizer: Sendable {
         let duration = Double(samples.count) / Double(Self.sampleRate)
         let windows = recognitionWindows(samples)
         do {
-            return try await pool.withResource { recognizer in
-                var words: [RecognizedWord] = []
-                for window in windows {
-                    try Task.checkCancellation()
-                    let offset = Double(window.lowerBound) / Double(Self.sampleRate)
-                    for var word in try await recognizer.recognize(samples[window]) {
-                        word.start += offset
-                        word.end = min(word.end + offset, duration)
-                        words.append(word)
-                    }
-                }
-                return SpeechTranscript.grouping(words, duration: duration)
+            let words = try await pool.withResource { recognizer in
+                try await recognizer.recognize(windows: windows, of: samples, sampleRate: Self.sampleRate)
             }
+            return SpeechTranscript.grouping(words, duration: duration)
         } catch let error as SpeechError {
             throw error
         } catch is ResourcePool<Recognizer>.Exhausted {

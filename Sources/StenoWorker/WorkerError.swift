@@ -20,6 +20,8 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         public static let malformedRow = Code(rawValue: "malformed_row")
         /// A job lacks the ids its kind needs.
         public static let malformedJob = Code(rawValue: "malformed_job")
+        /// The database has no Steno schema: `steno migrate` has not run.
+        public static let schemaMissing = Code(rawValue: "schema_missing")
     }
 
     public var code: Code

@@ -41,8 +41,16 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between rescues of expired leases (STENO_WORKER_RESCUE_SECONDS).")
     var rescueSeconds: Double?
 
-    @Option(help: "Port of /healthz, /readyz and /metrics (STENO_WORKER_HTTP_PORT); 0 picks a free one.")
+    @Option(help: "Port of /healthz, /readyz and /metrics (STENO_WORKER_HTTP_PORT, default 9464); 0 picks a free one.")
     var httpPort: Int?
+
+    @Option(
+        help: """
+            Address /healthz, /readyz and /metrics listen on (STENO_WORKER_HTTP_HOST, default 0.0.0.0: every \
+            interface, so that a container's probes and a Prometheus scrape reach it); 127.0.0.1 keeps them \
+            on the machine.
+            """)
+    var httpHost: String?
 
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
@@ -63,12 +71,14 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)
-            let port = try httpPort ?? number(environment, "STENO_WORKER_HTTP_PORT").map { Int($0) } ?? 9464
+            let port = try httpPort ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? 9464
+            guard (0...65535).contains(port) else { throw ValidationError("--http-port must be from 0 to 65535, not \(port)") }
+            let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "0.0.0.0"
             let group = ServiceGroup(configuration: .init(
                 services: [
                     runtime,
-                    runtime.makeHTTPApplication(port: port) { bound in
-                        logger.info("serving /healthz, /readyz and /metrics", metadata: ["port": "\(bound)"])
+                    runtime.makeHTTPApplication(host: host, port: port) { bound in
+                        logger.info("serving /healthz, /readyz and /metrics", metadata: ["host": "\(host)", "port": "\(bound)"])
                     },
                 ], gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -82,20 +92,30 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     private func makeRuntime(environment: [String: String], logger: Logger) throws -> WorkerRuntime {
         var settings = WorkerConfiguration(version: StenoTranscriptionVersion.current)
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
-        if let value = try concurrency ?? number(environment, "STENO_WORKER_CONCURRENCY").map({ Int($0) }) {
-            settings.concurrency = max(1, value)
+        if let value = try checked(concurrency, "--concurrency", 1...1024) ?? integer(environment, "STENO_WORKER_CONCURRENCY", in: 1...1024) {
+            settings.concurrency = value
         }
-        if let value = try extractionSlots ?? number(environment, "STENO_WORKER_EXTRACTION_SLOTS").map({ Int($0) }) {
-            settings.extractionSlots = max(1, value)
+        if let value = try checked(extractionSlots, "--extraction-slots", 1...256)
+            ?? integer(environment, "STENO_WORKER_EXTRACTION_SLOTS", in: 1...256)
+        {
+            settings.extractionSlots = value
         }
-        if let value = try leaseSeconds ?? number(environment, "STENO_WORKER_LEASE_SECONDS") { settings.lease = .seconds(value) }
-        if let value = try chunkSeconds ?? number(environment, "STENO_CHUNK_SECONDS") {
+        if let value = try seconds(leaseSeconds, "--lease-seconds", environment, "STENO_WORKER_LEASE_SECONDS", in: 2...3600) {
+            settings.lease = .seconds(value)
+        }
+        if let value = try seconds(chunkSeconds, "--chunk-seconds", environment, "STENO_CHUNK_SECONDS", in: 1...3600) {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)
         }
-        if let value = try graceSeconds ?? number(environment, "STENO_WORKER_GRACE_SECONDS") { settings.gracePeriod = .seconds(value) }
-        if let value = try rescueSeconds ?? number(environment, "STENO_WORKER_RESCUE_SECONDS") { settings.rescueInterval = .seconds(value) }
+        if let value = try seconds(graceSeconds, "--grace-seconds", environment, "STENO_WORKER_GRACE_SECONDS", in: 0...3600) {
+            settings.gracePeriod = .seconds(value)
+        }
+        if let value = try seconds(rescueSeconds, "--rescue-seconds", environment, "STENO_WORKER_RESCUE_SECONDS", in: 0.1...3600) {
+            settings.rescueInterval = .seconds(value)
+        }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
-        if let value = try pollSeconds ?? number(environment, "STENO_WORKER_POLL_SECONDS") { settings.pollInterval = .seconds(value) }
+        if let value = try seconds(pollSeconds, "--poll-seconds", environment, "STENO_WORKER_POLL_SECONDS", in: 0.1...3600) {
+            settings.pollInterval = .seconds(value)
+        }
 
         var backendEnvironment = environment
         // The merge aligns chunks on word times; ask for them unless told otherwise.
@@ -105,16 +125,43 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             backendEnvironment["STENO_TIMESTAMP_GRANULARITIES"] = "segment,word"
         }
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, logger: logger)
-        let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker")
+        // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
+        // minute for it by default, not the CLI's 10 s.
+        let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: .seconds(60))
         let client = PostgresClient(configuration: database, maxConnections: min(16, settings.concurrency + 3), logger: logger)
         return try WorkerRuntime(
             configuration: settings, database: database, client: client, transcription: transcription, logger: logger)
     }
 
-    private func number(_ environment: [String: String], _ name: String) throws -> Double? {
+    private func checked<Value: Comparable>(_ value: Value?, _ flag: String, _ range: ClosedRange<Value>) throws -> Value? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+
+    /// A flag's value, else the variable's, within `range`; finite, so "inf" and "nan" are refused.
+    private func seconds(
+        _ flag: Double?, _ flagName: String, _ environment: [String: String], _ name: String, in range: ClosedRange<Double>
+    ) throws -> Double? {
+        if let flag {
+            guard flag.isFinite, range.contains(flag) else {
+                throw ValidationError("\(flagName) must be from \(range.lowerBound) to \(range.upperBound) seconds, not \(flag)")
+            }
+            return flag
+        }
         guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        guard let value = Double(text), value >= 0 else {
-            throw ValidationError("\(name) must be a non-negative number, not \(text)")
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw ValidationError("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+        }
+        return value
+    }
+
+    private func integer(_ environment: [String: String], _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return value
     }

@@ -130,6 +130,9 @@ struct ProgressCommandTests {
         (["--state", "done"], 2, "not a media state"),
         (["--since", "yesterday"], 2, "neither a span nor a date"),
         (["--limit", "0"], 64, "--limit must be between 1 and 1000"),
+        (["--since", "99999999999d"], 2, "neither a span nor a date"),
+        (["--since", "infd"], 2, "neither a span nor a date"),
+        (["--since", "nanh"], 2, "neither a span nor a date"),
     ])
     func listBadInput(arguments: [String], status: Int32, message: String) async throws {
         try await TestDatabase.with { database in
@@ -142,6 +145,19 @@ struct ProgressCommandTests {
 
 @Suite("steno wait")
 struct WaitCommandTests {
+    @Test("refuses a timeout or poll interval that is not a finite number in range, without a backtrace", arguments: [
+        ["--timeout", "1e308"], ["--timeout", "inf"], ["--timeout", "nan"], ["--timeout", "-1"],
+        ["--poll-interval", "inf"], ["--poll-interval", "nan"], ["--poll-interval", "0"], ["--poll-interval", "1e300"],
+    ])
+    func waitBadNumbers(arguments: [String]) async throws {
+        try await TestDatabase.with { database in
+            let result = try await database.steno(["wait", "1"] + arguments)
+            #expect(result.status == 64, "\(result.standardError)")
+            #expect(result.standardError.contains(arguments[0]), "\(result.standardError)")
+            #expect(!result.standardError.contains("Stack dump") && !result.standardError.contains("Fatal error"))
+        }
+    }
+
     @Test("exits 0 for done, 5 for failed, 6 for cancelled, with a line per media when not on a terminal")
     func finishedStates() async throws {
         try await TestDatabase.with { database in

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A flag that is set once, from any thread, to stop work in flight: a job's cancel flag seen by
@@ -82,50 +81,9 @@ public final class CancellationSignal: Sendable {
     /// Returns whether the full duration passed without a cancel.
     public func sleep(for duration: Duration) async -> Bool {
         if isCancelled || Task.isCancelled { return false }
-        let waiter = Waiter()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiter.install(continuation)
-                let registration = onCancel { waiter.wake() }
-                let nanoseconds = max(0, Int(duration.seconds * 1e9))
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                    waiter.wake()
-                    self.removeHandler(registration)
-                }
-            }
-        } onCancel: {
-            waiter.wake()
-        }
-        return !(isCancelled || Task.isCancelled)
-    }
-}
-
-/// Resumes one continuation exactly once, whichever of the timer or a cancel comes first,
-/// even when the cancel comes before the continuation exists.
-private final class Waiter: Sendable {
-    private enum State {
-        case idle
-        case waiting(CheckedContinuation<Void, Never>)
-        case woken
-    }
-
-    private let state = Mutex<State>(.idle)
-
-    func install(_ continuation: CheckedContinuation<Void, Never>) {
-        let resumeNow = state.withLock { state -> Bool in
-            if case .woken = state { return true }
-            state = .waiting(continuation)
-            return false
-        }
-        if resumeNow { continuation.resume() }
-    }
-
-    func wake() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state = .woken }
-            if case .waiting(let continuation) = state { return continuation }
-            return nil
-        }
-        continuation?.resume()
+        let wakeup = Wakeup()
+        let registration = onCancel { wakeup.wake() }
+        defer { removeHandler(registration) }
+        return await wakeup.wait(timeout: duration) == .timedOut && !isCancelled
     }
 }

@@ -28,14 +28,30 @@ public struct PostgresConfiguration: Sendable {
         self.reconnectWindow = reconnectWindow
     }
 
-    /// Reads `STENO_DATABASE_URL` and `STENO_DATABASE_PASSWORD` or `STENO_DATABASE_PASSWORD_FILE`.
+    /// The variable that sets `reconnectWindow`: how long a process waits for a database that
+    /// is not up yet (a container started beside it) or restarting, before it gives up.
+    public static let waitVariable = "STENO_DATABASE_WAIT_SECONDS"
+    public static let waitRange = 0...3600
+
+    /// Reads `STENO_DATABASE_URL`, `STENO_DATABASE_PASSWORD` or `STENO_DATABASE_PASSWORD_FILE`,
+    /// and `STENO_DATABASE_WAIT_SECONDS` (else `defaultWait`).
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
-        applicationName: String = "steno"
+        applicationName: String = "steno",
+        defaultWait: Duration = .seconds(30)
     ) throws(PostgresError) -> PostgresConfiguration {
         var configuration = PostgresConfiguration(
             connectionString: environment["STENO_DATABASE_URL"] ?? "",
-            applicationName: applicationName)
+            applicationName: applicationName,
+            reconnectWindow: defaultWait)
+        if let text = environment[waitVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            guard let seconds = Int(text), waitRange.contains(seconds) else {
+                throw PostgresError(
+                    .invalidConfiguration,
+                    "\(waitVariable) must be a whole number of seconds from \(waitRange.lowerBound) to \(waitRange.upperBound), not \"\(text)\"")
+            }
+            configuration.reconnectWindow = .seconds(seconds)
+        }
         if let path = environment["STENO_DATABASE_PASSWORD_FILE"], !path.isEmpty {
             configuration.password = try readSecret(path: path, variable: "STENO_DATABASE_PASSWORD_FILE")
         } else if let password = environment["STENO_DATABASE_PASSWORD"], !password.isEmpty {
@@ -64,6 +80,19 @@ public struct PostgresConfiguration: Sendable {
         ConnectionStringRedaction.redact(connectionString)
     }
 
+    /// `text` with the connection string's password, and the separate password, masked: libpq
+    /// quotes a connection string it cannot parse whole in its error message.
+    public func redacting(_ text: String) -> String {
+        var text = text
+        if !connectionString.isEmpty {
+            text = text.replacingOccurrences(of: connectionString, with: redactedConnectionString)
+        }
+        for secret in [password, ConnectionStringRedaction.password(in: connectionString)] {
+            if let secret, !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "***") }
+        }
+        return text
+    }
+
     static func readSecret(path: String, variable: String) throws(PostgresError) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PostgresError(
@@ -76,6 +105,19 @@ public struct PostgresConfiguration: Sendable {
 }
 
 enum ConnectionStringRedaction {
+    /// The password of a URL (`postgres://user:secret@host`) or keyword string, if any.
+    static func password(in connectionString: String) -> String? {
+        if let schemeEnd = connectionString.range(of: "://"),
+            let at = connectionString[schemeEnd.upperBound...].lastIndex(of: "@"),
+            let colon = connectionString[schemeEnd.upperBound..<at].firstIndex(of: ":")
+        {
+            return String(connectionString[connectionString.index(after: colon)..<at])
+        }
+        guard let range = connectionString.range(of: "password=", options: .caseInsensitive) else { return nil }
+        let valueEnd = connectionString[range.upperBound...].firstIndex { $0 == " " || $0 == "&" } ?? connectionString.endIndex
+        return String(connectionString[range.upperBound..<valueEnd])
+    }
+
     /// Masks the password of a URL (`postgres://user:secret@host`) or keyword string (`password=secret`).
     static func redact(_ connectionString: String) -> String {
         var text = connectionString

@@ -162,7 +162,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
         if let handle, handle.isConnected { return handle }
         dropHandle()
-        let deadline = ContinuousClock.now + configuration.reconnectWindow
+        let started = ContinuousClock.now
+        let deadline = started + configuration.reconnectWindow
         var delay = Duration.milliseconds(50)
         var attempt = 0
         while true {
@@ -180,17 +181,34 @@ public final class PostgresConnection: @unchecked Sendable {
                 }
                 return handle
             } catch {
-                let giveUp = !Self.isWorthRetrying(error) || ContinuousClock.now + delay > deadline || cancelled.isCancelled
+                let worthRetrying = Self.isWorthRetrying(error)
+                let giveUp = !worthRetrying || ContinuousClock.now + delay > deadline || cancelled.isCancelled
                 if giveUp {
                     var failure = error
                     failure.code = .connectionFailed
+                    failure.message = configuration.redacting(failure.message)
                     if attempt > 1 {
-                        failure.message += " (gave up after \(attempt) attempts)"
+                        let waited = Int((ContinuousClock.now - started).seconds.rounded())
+                        failure.message += " (still failing after \(attempt) attempts in \(waited) s)"
                     }
-                    failure.hint = failure.hint ?? "check STENO_DATABASE_URL (or PGHOST, PGPORT, PGDATABASE, PGUSER) and that the server is running"
+                    failure.hint = failure.hint
+                        ?? (worthRetrying
+                            ? "check STENO_DATABASE_URL (or PGHOST, PGPORT, PGDATABASE, PGUSER) and that the server is running; "
+                                + "to wait longer for a server that is starting, set \(PostgresConfiguration.waitVariable)"
+                            : "check STENO_DATABASE_URL (or PGHOST, PGPORT, PGDATABASE, PGUSER) and the credentials")
                     throw failure
                 }
-                logger.debug("database connection failed, retrying", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                if attempt == 1 {
+                    // Said once, at info: a process started beside its database (compose, Kubernetes)
+                    // waits here, and the operator should see why it is not working yet.
+                    logger.info("waiting for the database", metadata: [
+                        "server": "\(configuration.redactedConnectionString)", "error": "\(configuration.redacting(error.message))",
+                        "wait_seconds": "\(Int(configuration.reconnectWindow.seconds))",
+                    ])
+                }
+                logger.debug("database connection failed, retrying", metadata: [
+                    "error": "\(configuration.redacting(error.message))", "attempt": "\(attempt)",
+                ])
                 Thread.sleep(forTimeInterval: delay.seconds)
                 delay = min(delay * 2, .seconds(2))
             }

@@ -10,13 +10,22 @@ extension JobStore {
         public var state: JobState
         public var attempt: Int
         public var previousOwner: String
+        public var mediaID: Int64?
+        public var chapterID: Int64?
+        public var chunkID: Int64?
     }
 
     /// Takes back up to `limit` running jobs whose lease expired (a crashed or frozen worker):
     /// back to `queued`, or `failed` once out of attempts; the lost attempt is recorded.
     /// Any worker may call it; concurrent callers skip each other's rows.
+    /// The worker's rescue runs `rescueExpired(limit:on:)` in a transaction with what the
+    /// rescued jobs' chunks, chapters and media become (`WorkStore.rescueExpired`).
     public func rescueExpired(limit: Int = 1000) async throws -> [RescuedJob] {
-        let rows = try await client.query(
+        try await client.withTransaction { connection in try await Self.rescueExpired(limit: limit, on: connection) }
+    }
+
+    public static func rescueExpired(limit: Int = 1000, on connection: PostgresConnection) async throws -> [RescuedJob] {
+        let rows = try await connection.query(
             """
             WITH expired AS (
                 SELECT id, lease_owner AS previous_owner,
@@ -36,7 +45,7 @@ extension JobStore {
                     error_message = 'worker ' || e.previous_owner || ' stopped renewing its lease'
                 FROM expired e
                 WHERE j.id = e.id
-                RETURNING j.id, j.kind, j.state, j.attempt, e.previous_owner
+                RETURNING j.id, j.kind, j.state, j.attempt, e.previous_owner, j.media_id, j.chapter_id, j.chunk_id
             ), recorded AS (
                 UPDATE job_attempts a
                 SET finished_at = now(), outcome = 'lease_expired', error_class = 'lost_lease',
@@ -49,7 +58,8 @@ extension JobStore {
         return try rows.map { row in
             RescuedJob(
                 id: try row.decode("id"), kind: try row.decode("kind"), state: try row.decode("state"),
-                attempt: try row.decode("attempt"), previousOwner: try row.decode("previous_owner"))
+                attempt: try row.decode("attempt"), previousOwner: try row.decode("previous_owner"),
+                mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"), chunkID: try row.decode("chunk_id"))
         }
     }
 }

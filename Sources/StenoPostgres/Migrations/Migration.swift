@@ -52,6 +52,17 @@ public struct Migration: Sendable, Equatable {
         return migrations
     }
 
+    /// The running executable's real path. Not `argv[0]`: a program started through `PATH`
+    /// (`steno migrate` in a container) gets its bare name there, which says nothing of its folder.
+    static func executableURL() -> URL {
+        let procSelf = "/proc/self/exe"
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: procSelf) {
+            return URL(fileURLWithPath: path)
+        }
+        if let url = Bundle.main.executableURL { return url.resolvingSymlinksInPath() }
+        return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+    }
+
     /// Where the SQL files are: `explicit`, then `STENO_MIGRATIONS_DIR`, then `./migrations`,
     /// then `share/steno/migrations` beside the executable's directory (how the container installs them).
     public static func locateDirectory(
@@ -65,7 +76,7 @@ public struct Migration: Sendable, Equatable {
         }
         if explicit == nil {
             candidates.append(FileManager.default.currentDirectoryPath + "/migrations")
-            let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            let executable = executableURL()
             candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent().path + "/share/steno/migrations")
         }
         for candidate in candidates {

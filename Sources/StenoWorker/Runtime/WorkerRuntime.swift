@@ -66,9 +66,8 @@ public final class WorkerRuntime: Service, Sendable {
     public var jobsInFlight: Int { inFlight.count }
 
     public func run() async throws {
-        try await store.register(
-            workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
-            pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
+        try await registerOnceMigrated()
+        if Task.isShuttingDownGracefully { return }
         logger.info("worker started", metadata: [
             "concurrency": "\(configuration.concurrency)", "extraction_slots": "\(configuration.extractionSlots)",
             "lease_seconds": "\(configuration.lease.seconds)",
@@ -106,6 +105,34 @@ public final class WorkerRuntime: Service, Sendable {
             logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
         }
         logger.info("worker stopped")
+    }
+
+    /// Adds this worker's row. A worker started beside a new database (compose, a Kubernetes
+    /// rollout) can come up before `steno migrate` has made the schema: it waits for it, within
+    /// the database wait (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
+    private func registerOnceMigrated() async throws {
+        let deadline = ContinuousClock.now + database.reconnectWindow
+        var said = false
+        while !Task.isShuttingDownGracefully {
+            do {
+                try await store.register(
+                    workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
+                    pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
+                if said { logger.info("the schema is there; starting") }
+                return
+            } catch let error as PostgresError where error.sqlState == PostgresError.undefinedTable {
+                guard ContinuousClock.now < deadline else {
+                    throw WorkerError(
+                        .schemaMissing, .configuration,
+                        "the database has no Steno schema after waiting \(Int(database.reconnectWindow.seconds)) s: run `steno migrate` first")
+                }
+                if !said {
+                    logger.info("waiting for the schema: the database has no `workers` table yet (run `steno migrate`)")
+                    said = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
     }
 
     /// Claims while there is room, starting each job as a child task, until shutdown.
@@ -215,7 +242,7 @@ public final class WorkerRuntime: Service, Sendable {
     private func rescueLoop() async {
         while !areLoopsStopped {
             do {
-                let rescued = try await jobs.rescueExpired()
+                let rescued = try await store.rescueExpired()
                 if !rescued.isEmpty {
                     logger.warning("rescued jobs with expired leases", metadata: [
                         "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.previousOwner)).sorted())",

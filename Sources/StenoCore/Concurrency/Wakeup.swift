@@ -1,0 +1,93 @@
+import Synchronization
+
+/// Wakes waiting loops early: a notification arrived, a job finished, shutdown began.
+///
+/// A wake sent while nobody waits is kept (once), so none is lost between two waits. A wait that
+/// ends by its timeout or by cancellation leaves nothing behind: each wait's timer can resume
+/// only that wait, never a later one. (An earlier version let a cancelled timer fall through to
+/// `wake()`, which left a stale wake after every real one and turned idle loops into busy ones.)
+public final class Wakeup: Sendable {
+    /// Why a wait returned.
+    public enum Reason: Sendable, Equatable {
+        case woken
+        case timedOut
+        case cancelled
+    }
+
+    private struct Waiter {
+        var continuation: CheckedContinuation<Reason, Never>
+        var timer: Task<Void, Never>?
+    }
+
+    private struct State {
+        var pending = false
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Wakes every waiter now, or the next wait if nobody waits.
+    public func wake() {
+        let waiters = state.withLock { state -> [Waiter] in
+            guard !state.waiters.isEmpty else {
+                state.pending = true
+                return []
+            }
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: .woken)
+        }
+    }
+
+    /// Returns at the next wake (or at once for a wake kept from before), after `timeout`, or
+    /// when the calling task is cancelled.
+    @discardableResult
+    public func wait(timeout: Duration) async -> Reason {
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextID &+= 1 }
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Reason, Never>) in
+                let immediate = state.withLock { state -> Reason? in
+                    if state.pending {
+                        state.pending = false
+                        return .woken
+                    }
+                    if Task.isCancelled { return .cancelled }
+                    state.waiters[id] = Waiter(continuation: continuation, timer: nil)
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(returning: immediate)
+                    return
+                }
+                // The timer resumes this wait only; cancelled when the wait ends otherwise.
+                let timer = Task { [weak self] in
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    self?.resume(id, .timedOut)
+                }
+                let installed = state.withLock { state -> Bool in
+                    guard state.waiters[id] != nil else { return false }
+                    state.waiters[id]?.timer = timer
+                    return true
+                }
+                if !installed { timer.cancel() }
+            }
+        } onCancel: {
+            resume(id, .cancelled)
+        }
+    }
+
+    private func resume(_ id: UInt64, _ reason: Reason) {
+        guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: reason)
+    }
+}

@@ -1,0 +1,73 @@
+import StenoCore
+import Testing
+
+@Suite("Wakeup")
+struct WakeupTests {
+    @Test("a wake sent before the wait is kept once, then waits time out again")
+    func keptWakeIsUsedOnce() async {
+        let wakeup = Wakeup()
+        wakeup.wake()
+        wakeup.wake()
+        #expect(await wakeup.wait(timeout: .seconds(5)) == .woken)
+        #expect(await wakeup.wait(timeout: .milliseconds(30)) == .timedOut)
+    }
+
+    @Test("a wait that was woken leaves no stale wake behind for the next wait")
+    func noStaleWakeAfterRealOne() async throws {
+        let wakeup = Wakeup()
+        for _ in 0..<20 {
+            let waiting = Task { await wakeup.wait(timeout: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(2))
+            wakeup.wake()
+            _ = await waiting.value
+            // The woken wait's timer fires later; it must not wake this one.
+            try await Task.sleep(for: .milliseconds(25))
+            let started = ContinuousClock.now
+            #expect(await wakeup.wait(timeout: .milliseconds(40)) == .timedOut)
+            #expect(ContinuousClock.now - started >= .milliseconds(40))
+        }
+    }
+
+    @Test("a timed-out wait leaves no wake behind")
+    func noStaleWakeAfterTimeout() async {
+        let wakeup = Wakeup()
+        #expect(await wakeup.wait(timeout: .milliseconds(10)) == .timedOut)
+        #expect(await wakeup.wait(timeout: .milliseconds(50)) == .timedOut)
+    }
+
+    @Test("wakes every waiter at once")
+    func wakesAllWaiters() async throws {
+        let wakeup = Wakeup()
+        let waiters = (0..<4).map { _ in Task { await wakeup.wait(timeout: .seconds(30)) } }
+        try await Task.sleep(for: .milliseconds(50))
+        wakeup.wake()
+        for waiter in waiters { #expect(await waiter.value == .woken) }
+    }
+
+    @Test("cancelling the waiting task ends the wait, also when cancelled before it began")
+    func cancellation() async throws {
+        let wakeup = Wakeup()
+        let waiting = Task { await wakeup.wait(timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        #expect(await waiting.value == .cancelled)
+
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await wakeup.wait(timeout: .seconds(30))
+        }
+        #expect(await early.value == .cancelled)
+        #expect(await wakeup.wait(timeout: .milliseconds(20)) == .timedOut)
+    }
+
+    @Test("a cancellation signal's sleep ends at the cancel, and runs its full time otherwise")
+    func cancellationSignalSleep() async throws {
+        let signal = CancellationSignal()
+        #expect(await signal.sleep(for: .milliseconds(20)))
+        let sleeping = Task { await signal.sleep(for: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(20))
+        signal.cancel()
+        #expect(await sleeping.value == false)
+        #expect(await signal.sleep(for: .seconds(30)) == false)
+    }
+}

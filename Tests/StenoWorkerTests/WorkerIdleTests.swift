@@ -1,0 +1,50 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Testing
+
+/// An idle worker sends its heartbeats, polls and rescues at their intervals and nothing more,
+/// before and after it has done work. (A stale wake-up once made every wait after the first
+/// real one return at once: thousands of transactions a second from one idle worker.)
+@Suite("Worker idle load", .serialized, .timeLimit(.minutes(3)))
+struct WorkerIdleTests {
+    /// Committed transactions in the test database per second over `window`. PostgreSQL flushes
+    /// a backend's counts to the shared view at most every second while busy and within 10 s when
+    /// idle, so the window is long and the bound generous; a busy loop is orders of magnitude above it.
+    private func transactionsPerSecond(_ client: PostgresClient, over window: Duration) async throws -> Double {
+        let query = "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()"
+        let before: Int64 = try await client.query(query).single().decode("n")
+        try await Task.sleep(for: window)
+        let after: Int64 = try await client.query(query).single().decode("n")
+        return Double(after - before) / window.seconds
+    }
+
+    @Test("an idle worker's database load stays at its interval rate, fresh and after finishing a media")
+    func idleWorkerStaysIdle() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                // Poll 1 s (a claim and a webhook check each), rescue 2 s, heartbeat lease/3 = 3.3 s (the
+                // jobs' leases and the worker's row): about 6 a second measured. A busy loop ran 2,000+.
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
+                    try await Task.sleep(for: .seconds(2))
+                    let fresh = try await transactionsPerSecond(client, over: .seconds(12))
+                    print("idle worker, fresh: \(String(format: "%.1f", fresh)) transactions/s")
+                    #expect(fresh < 15, "a fresh idle worker ran \(fresh) transactions a second")
+
+                    let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
+                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    // A notification that brings no job must not leave the worker spinning either.
+                    try await client.query("SELECT pg_notify('steno_jobs', '')")
+                    try await Task.sleep(for: .seconds(2))
+                    let after = try await transactionsPerSecond(client, over: .seconds(12))
+                    print("idle worker, after a media: \(String(format: "%.1f", after)) transactions/s")
+                    #expect(after < 15, "an idle worker ran \(after) transactions a second after finishing a media")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import StenoTestSupport
+import Testing
+
+/// The `steno-worker` executable's settings as operators give them: numbers out of range or not
+/// finite stop it at once with the setting named, and the HTTP address is configurable.
+@Suite("steno-worker settings", .serialized, .timeLimit(.minutes(2)))
+struct WorkerSettingsProcessTests {
+    @Test("a number out of range, not finite or not a number stops the worker with exit 1 and names the setting", arguments: [
+        ("STENO_WORKER_CONCURRENCY", "1e308"), ("STENO_WORKER_CONCURRENCY", "0"), ("STENO_WORKER_LEASE_SECONDS", "inf"),
+        ("STENO_WORKER_LEASE_SECONDS", "nan"), ("STENO_WORKER_GRACE_SECONDS", "99999999999"), ("STENO_WORKER_HTTP_PORT", "70000"),
+        ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_POLL_SECONDS", "0"),
+    ])
+    func badNumbers(variable: String, value: String) async throws {
+        var environment = [
+            "STENO_DATABASE_URL": "postgres://steno@127.0.0.1:1/steno", "STENO_BACKEND_URL": "http://127.0.0.1:9",
+            "STENO_WORKER_HTTP_PORT": "0",
+        ]
+        environment[variable] = value
+        let worker = try WorkerProcess(id: "bad-settings", environment: environment)
+        let status = try await worker.waitForExit(timeout: .seconds(20))
+        #expect(status == 1, "\(worker.log)")
+        #expect(worker.log.contains(variable), "\(worker.log)")
+        #expect(!worker.log.contains("Fatal error") && !worker.log.contains("Stack dump"), "\(worker.log)")
+    }
+
+    @Test("STENO_WORKER_HTTP_HOST sets the address of /healthz, /readyz and /metrics")
+    func httpHost() async throws {
+        try await TestDatabase.with { database in
+            let port = Int.random(in: 20000...40000)
+            let worker = try WorkerProcess(
+                id: "http-host", environment: [
+                    "STENO_DATABASE_URL": database.configuration.connectionString, "STENO_BACKEND_URL": "http://127.0.0.1:9",
+                    "STENO_WORKER_HTTP_HOST": "127.0.0.1", "STENO_WORKER_HTTP_PORT": String(port), "STENO_LOG_LEVEL": "info",
+                ])
+            let deadline = ContinuousClock.now + .seconds(20)
+            var answered = false
+            while !answered && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                let curl = try await ChildProcess.run("/usr/bin/curl", ["-fsS", "http://127.0.0.1:\(port)/healthz"])
+                answered = curl.status == 0 && curl.standardOutput == "ok\n"
+            }
+            #expect(answered, "\(worker.log)")
+            #expect(worker.log.contains("127.0.0.1"), "\(worker.log)")
+            worker.signal(SIGTERM)
+            #expect(try await worker.waitForExit(timeout: .seconds(20)) == 0, "\(worker.log)")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Testing
+
+/// Under podman-compose and Kubernetes a worker can start before PostgreSQL answers and before
+/// `steno migrate` has made the schema: it waits for both itself.
+@Suite("Worker startup", .serialized, .timeLimit(.minutes(2)))
+struct WorkerStartupTests {
+    @Test("a worker started on a database without the schema waits for `steno migrate`, then registers and works")
+    func waitsForTheSchema() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let migrating = Task {
+                try await Task.sleep(for: .seconds(3))
+                let connection = try await PostgresConnection.connect(configuration: database.configuration)
+                _ = try await MigrationRunner(migrations: try Migration.load(from: PackageRoot.migrations)).migrate(on: connection)
+                await connection.close()
+            }
+            try await RunningWorker.with(database: database, backendURL: "http://127.0.0.1:9") { worker in
+                try await migrating.value
+                let deadline = ContinuousClock.now + .seconds(20)
+                var registered = 0
+                while registered == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    registered = try await client.query("SELECT count(*) AS n FROM workers WHERE status = 'running'").single().decode("n")
+                }
+                #expect(registered == 1, "the worker did not register once the schema was made")
+            }
+        }
+    }
+
+    @Test("STENO_DATABASE_WAIT_SECONDS sets the wait; a value out of range or not a whole number is refused by name")
+    func waitVariable() throws {
+        #expect(try PostgresConfiguration.fromEnvironment(["STENO_DATABASE_WAIT_SECONDS": "120"]).reconnectWindow == .seconds(120))
+        #expect(try PostgresConfiguration.fromEnvironment([:], defaultWait: .seconds(60)).reconnectWindow == .seconds(60))
+        for bad in ["-1", "3601", "1e9", "nan", "ten"] {
+            #expect {
+                _ = try PostgresConfiguration.fromEnvironment(["STENO_DATABASE_WAIT_SECONDS": bad])
+            } throws: { error in
+                "\(error)".contains("STENO_DATABASE_WAIT_SECONDS") && "\(error)".contains(bad)
+            }
+        }
+    }
+
+    @Test("a malformed database URL's password never appears in the error")
+    func malformedURLIsRedacted() async throws {
+        let configuration = PostgresConfiguration(
+            connectionString: "postgres://user:hunter2secret@[bad/db", reconnectWindow: .milliseconds(100))
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration)
+            await connection.close()
+            Issue.record("a malformed URL connected")
+        } catch {
+            #expect(!"\(error)".contains("hunter2secret"), "\(error)")
+        }
+    }
+}
