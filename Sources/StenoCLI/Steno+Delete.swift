@@ -28,6 +28,7 @@ extension Steno {
         func run() async throws {
             try await CLIFailure.reporting {
                 let outcomes = try await database.withAdminStore { store in
+                    try await store.requireMedia(media)
                     var outcomes: [AdminStore.DeleteOutcome] = []
                     for id in media {
                         outcomes.append(try await store.delete(mediaID: id))

@@ -21,11 +21,38 @@ extension Steno {
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Seconds an http(s) source may take to connect or to send more data, 1-3600 (default: STENO_SOURCE_TIMEOUT_SECONDS, else 30).",
+                valueName: "seconds"))
+        var sourceTimeout: Double?
+
+        func validate() throws {
+            guard !source.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw ValidationError("the source is empty: name a file or an http(s) URL (is a shell variable unset?)")
+            }
+            if let sourceTimeout, !(sourceTimeout.isFinite && (1...3600).contains(sourceTimeout)) {
+                throw ValidationError("--source-timeout must be from 1 to 3600 seconds, not \(sourceTimeout)")
+            }
+        }
+
+        private func resolvedSourceTimeout() throws -> Duration {
+            if let sourceTimeout { return .seconds(sourceTimeout) }
+            guard let text = ProcessInfo.processInfo.environment["STENO_SOURCE_TIMEOUT_SECONDS"], !text.isEmpty else {
+                return MediaFile.defaultSourceTimeout
+            }
+            guard let seconds = Double(text), seconds.isFinite, (1...3600).contains(seconds) else {
+                throw ValidationError("STENO_SOURCE_TIMEOUT_SECONDS must be a number of seconds from 1 to 3600, not \"\(text)\"")
+            }
+            return .seconds(seconds)
+        }
+
         func run() async throws {
             let location = MediaLocation(source)
+            let timeout = try resolvedSourceTimeout()
             let info: MediaInfo
             do {
-                info = try await MediaFile.probe(location, logger: Logger(label: "steno.probe"))
+                info = try await MediaFile.probe(location, sourceTimeout: timeout, logger: Logger(label: "steno.probe"))
             } catch {
                 throw CLIFailure.exit(for: error)
             }

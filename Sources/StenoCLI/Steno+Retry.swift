@@ -35,6 +35,7 @@ extension Steno {
             try await CLIFailure.reporting {
                 let outcomes = try await database.withAdminStore { store in
                     let ids = allFailed ? try await store.failedMediaIDs() : media
+                    try await store.requireMedia(ids)
                     var outcomes: [AdminStore.RetryOutcome] = []
                     for id in ids {
                         outcomes.append(try await store.retry(mediaID: id))

@@ -63,14 +63,10 @@ extension Steno {
                 }
                 let rendered = try resolvedFormat.render(transcript)
                 guard let output else {
-                    FileHandle.standardOutput.write(Data(rendered.utf8))
+                    try OutputFile.writeStandardOutput(Data(rendered.utf8))
                     return
                 }
-                do {
-                    try Data(rendered.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw AdminError(.invalidInput, "cannot write \(output): \(error.localizedDescription)")
-                }
+                try OutputFile.write(Data(rendered.utf8), to: output)
                 CLIFailure.printError("wrote \(output) (\(resolvedFormat.rawValue), \(transcript.chapters.count - missing.count) chapter(s))")
             }
         }

@@ -14,6 +14,8 @@ public final class MediaFile: @unchecked Sendable {
     private let queue: DispatchQueue
     private var reader: MediaReader?
     public let location: MediaLocation
+    /// How long an http(s) source may take to connect or to send the next bytes.
+    public let sourceTimeout: Duration
     let logger: Logger
 
     /// A decode may end this much short of the range asked for and be padded with silence:
@@ -21,8 +23,11 @@ public final class MediaFile: @unchecked Sendable {
     /// shorter is reported as `truncated`.
     public static let endTolerance = MediaTime(milliseconds: 250)
 
-    public init(_ location: MediaLocation, logger: Logger = Logger(label: "steno.media")) {
+    public static let defaultSourceTimeout = Duration.seconds(30)
+
+    public init(_ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")) {
         self.location = location
+        self.sourceTimeout = sourceTimeout
         var logger = logger
         logger[metadataKey: "media_source"] = "\(location)"
         self.logger = logger
@@ -30,8 +35,10 @@ public final class MediaFile: @unchecked Sendable {
     }
 
     /// Opens `location` and describes it.
-    public static func probe(_ location: MediaLocation, logger: Logger = Logger(label: "steno.media")) async throws(MediaError) -> MediaInfo {
-        try await MediaFile(location, logger: logger).probe()
+    public static func probe(
+        _ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")
+    ) async throws(MediaError) -> MediaInfo {
+        try await MediaFile(location, sourceTimeout: sourceTimeout, logger: logger).probe()
     }
 
     public func probe() async throws(MediaError) -> MediaInfo {
@@ -130,7 +137,7 @@ public final class MediaFile: @unchecked Sendable {
 
     private func liveReader() throws(MediaError) -> MediaReader {
         if let reader { return reader }
-        let opened = try MediaReader(location: location, logger: logger)
+        let opened = try MediaReader(location: location, sourceTimeout: sourceTimeout, logger: logger)
         reader = opened
         return opened
     }

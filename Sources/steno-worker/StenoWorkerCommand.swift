@@ -52,6 +52,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             """)
     var httpHost: String?
 
+    @Option(help: "Seconds an http(s) source may take to connect or to send more data (STENO_SOURCE_TIMEOUT_SECONDS, default 30).")
+    var sourceTimeout: Double?
+
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
@@ -111,6 +114,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         }
         if let value = try seconds(rescueSeconds, "--rescue-seconds", environment, "STENO_WORKER_RESCUE_SECONDS", in: 0.1...3600) {
             settings.rescueInterval = .seconds(value)
+        }
+        if let value = try seconds(sourceTimeout, "--source-timeout", environment, "STENO_SOURCE_TIMEOUT_SECONDS", in: 1...3600) {
+            settings.sourceTimeout = .seconds(value)
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
         if let value = try seconds(pollSeconds, "--poll-seconds", environment, "STENO_WORKER_POLL_SECONDS", in: 0.1...3600) {

@@ -41,3 +41,72 @@ struct TerminalSafetyTests {
         }
     }
 }
+
+@Suite("secrets in sources")
+struct SourceCredentialTests {
+    @Test("credentials in a media URL are not shown by enqueue, status, list or --json")
+    func urlCredentialsAreRedacted() async throws {
+        try await TestDatabase.with { database in
+            let source = "http://alice:pa55w0rd-x@media.example.com/book.mp3"
+            var outputs: [(String, ChildProcess)] = []
+            outputs.append(("enqueue", try await database.steno(["enqueue", source])))
+            outputs.append(("enqueue --json", try await database.steno(["enqueue", "--force", "--json", source])))
+            outputs.append(("status", try await database.steno(["status", "1"])))
+            outputs.append(("status --json", try await database.steno(["status", "1", "--json"])))
+            outputs.append(("list --json", try await database.steno(["list", "--json"])))
+            for (command, result) in outputs {
+                #expect(result.status == 0, "\(command): \(result.standardError)")
+                #expect(!(result.standardOutput + result.standardError).contains("pa55w0rd-x"), "\(command) printed the password")
+            }
+            #expect(outputs[0].1.standardOutput.contains("alice:[redacted]@media.example.com"), "\(outputs[0].1.standardOutput)")
+        }
+    }
+}
+
+@Suite("a malformed database URL")
+struct MalformedDatabaseURLTests {
+    @Test("is a usage error at once (exit 2, no retries), and its password is never printed", arguments: [
+        "postgres://user:hunter2secret@[bad/db", "postgres://user:hunter2secret@host:notaport/db", "host=db password=hunter2secret port",
+    ])
+    func malformedURL(url: String) async throws {
+        let started = ContinuousClock.now
+        let result = try await StenoProcess.run(["status", "--database-url", url, "--connect-window", "30"])
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(ContinuousClock.now - started < .seconds(10), "a malformed URL was retried as if the server were down")
+        #expect(!(result.standardOutput + result.standardError).contains("hunter2secret"), "\(result.standardError)")
+        #expect(result.standardError.contains("cannot be read") || result.standardError.contains("invalid"), "\(result.standardError)")
+    }
+}
+
+@Suite("probe of sources that never answer")
+struct ProbeHangTests {
+    @Test("a source URL that never answers fails after --source-timeout, naming the source, not the backend")
+    func silentServer() async throws {
+        let server = try FaultServer(replies: [], then: .hang)
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let result = try await StenoProcess.run(["probe", server.baseURL + "/book.m4b", "--source-timeout", "2"])
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(elapsed < .seconds(15), "probe took \(elapsed) with a 2 s source timeout")
+        #expect(result.standardError.contains("127.0.0.1"), "\(result.standardError)")
+        #expect(!result.standardError.contains("backend"), "\(result.standardError)")
+    }
+
+    @Test("a FIFO is refused at once instead of blocking for a writer")
+    func fifo() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-probe-fifo-\(getpid()).mp3").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let result = try await StenoProcess.run(["probe", path])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("named pipe"), "\(result.standardError)")
+    }
+
+    @Test("a source timeout out of range is a usage error", arguments: ["0", "inf", "nan", "99999"])
+    func badTimeout(value: String) async throws {
+        let result = try await StenoProcess.run(["probe", "/tmp/x.mp3", "--source-timeout", value])
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains("--source-timeout"), "\(result.standardError)")
+    }
+}

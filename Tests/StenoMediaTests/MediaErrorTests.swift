@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoMedia
+import StenoTestSupport
 import Testing
 
 @Suite struct MediaErrorTests {
@@ -29,6 +30,27 @@ import Testing
             #expect(error?.code == code, "\(location): \(String(describing: error))")
             #expect(error?.reason.isEmpty == false)
         }
+    }
+
+    @Test("a FIFO, a device or a socket is refused at once, not opened (a FIFO would block for ever)")
+    func specialFilesAreRefused() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("steno-fifo-\(getpid()).mp3").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        for path in [fifo, "/dev/zero", "/dev/null"] {
+            let error = await probeError(.file(path: path))
+            #expect(error?.code == .notMediaFile, "\(path): \(String(describing: error))")
+            #expect(error?.failureClass == .media)
+        }
+    }
+
+    @Test("a source URL answering 4xx is rejected for good (a media failure), not retried as a network fault", arguments: [404, 403, 401])
+    func clientErrorFromSourceIsPermanent(status: Int) async throws {
+        let server = try FaultServer(replies: [], then: .json(status, #"{"error":"no"}"#))
+        defer { server.stop() }
+        let error = await probeError(.url(server.baseURL + "/book.m4b"))
+        #expect(error?.code == .sourceRejected, "\(String(describing: error))")
+        #expect(error?.failureClass == .media)
     }
 
     @Test(.enabled(if: getuid() != 0, "root reads any file, so permissions cannot be denied"))

@@ -13,6 +13,20 @@ extension FailureClass {
         }
     }
 
+    /// What an operator can do about a failure of this class.
+    public var remedy: String {
+        switch self {
+        case .transient: "Steno retries by itself; if it goes on, check that the backend is up"
+        case .permanent: "fix what the backend objects to, then `steno retry`"
+        case .tooLarge: "lower STENO_CHUNK_SECONDS or raise the backend's upload limit, then `steno retry`"
+        case .configuration: "check the API key, model and plan, then `steno retry`"
+        case .media: "repair or replace the recording and `steno retry`, or enqueue it again with other --chapters"
+        case .cancelled: "`steno retry` resumes it"
+        case .lostLease: "`steno retry` resumes it"
+        case .internal: "report it with the worker's log; `steno retry` may pass"
+        }
+    }
+
     /// The explanation of a stored class name; unknown names are shown as they are.
     public static func explain(_ storedName: String) -> String {
         FailureClass(rawValue: storedName)?.explanation ?? storedName

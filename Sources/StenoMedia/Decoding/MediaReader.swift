@@ -20,7 +20,7 @@ final class MediaReader {
     var source: String { location.description }
     var streamIndex: Int32 { stream.pointee.index }
 
-    init(location: MediaLocation, logger: Logger) throws(MediaError) {
+    init(location: MediaLocation, sourceTimeout: Duration, logger: Logger) throws(MediaError) {
         FFmpegLogLevel.configured
         self.location = location
         self.logger = logger
@@ -28,11 +28,17 @@ final class MediaReader {
         try Self.checkLocalFile(location)
         var options: [String: String] = [:]
         if location.isNetwork {
-            // Microseconds. A stalled server fails the read instead of hanging a worker.
-            options["rw_timeout"] = "30000000"
+            // Microseconds, for the connection and for every read: a server that never answers or
+            // stalls fails the call within the timeout instead of holding a worker. FFmpeg's own
+            // reconnects on network errors are off (they multiplied the wait: 163 s for a 30 s
+            // timeout); the job's retry handles a source that is down. A connection closed early
+            // mid-file is still resumed once.
+            let microseconds = String(max(1, Int64(sourceTimeout.components.seconds) * 1_000_000 + sourceTimeout.components.attoseconds / 1_000_000_000_000))
+            options["timeout"] = microseconds
+            options["rw_timeout"] = microseconds
             options["reconnect"] = "1"
-            options["reconnect_on_network_error"] = "1"
-            options["reconnect_delay_max"] = "8"
+            options["reconnect_on_network_error"] = "0"
+            options["reconnect_delay_max"] = "2"
         }
         do {
             input = try InputFormatContext(address: location.ffmpegAddress, options: options, source: source)
@@ -84,8 +90,21 @@ final class MediaReader {
             default: throw MediaError(.fileNotFound, "cannot read the file: \(String(cString: strerror(errno)))", source: path)
             }
         }
-        if (status.st_mode & S_IFMT) == S_IFDIR {
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
             throw MediaError(.notMediaFile, "the path is a directory", source: path)
+        case S_IFREG:
+            break
+        default:
+            // Opening a FIFO blocks until a writer appears, and a device or socket never ends: only
+            // regular files are recordings.
+            let kind = switch status.st_mode & S_IFMT {
+            case S_IFIFO: "a named pipe (FIFO)"
+            case S_IFSOCK: "a socket"
+            case S_IFCHR, S_IFBLK: "a device"
+            default: "not a regular file"
+            }
+            throw MediaError(.notMediaFile, "the path is \(kind), not a recording file: copy the recording to a file first", source: path)
         }
         if access(path, R_OK) != 0 {
             throw MediaError(.permissionDenied, "permission denied: the file is not readable by this user", source: path)

@@ -23,8 +23,11 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         public static let truncated = Code(rawValue: "truncated")
         /// The data is damaged beyond what the decoder can skip.
         public static let corrupt = Code(rawValue: "corrupt")
-        /// An http(s) source could not be reached or read.
+        /// An http(s) source could not be reached or read (refused, reset, timed out, 5xx): may heal.
         public static let network = Code(rawValue: "network")
+        /// An http(s) source answered with a 4xx client error (404, 401, 403, ...): asking again
+        /// gives the same answer until someone fixes the URL or its access.
+        public static let sourceRejected = Code(rawValue: "source_rejected")
         /// An encoded chunk came out over the upload limit: split it, never send it as is.
         public static let encodedTooLarge = Code(rawValue: "encoded_too_large")
         /// The caller asked for a range outside the recording, or an empty one.
@@ -68,6 +71,7 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
     public var failureClass: FailureClass {
         switch code {
         case .network: .transient
+        case .sourceRejected: .media
         case .encodedTooLarge: .tooLarge
         case .cancelled: .cancelled
         case .internalFailure, .invalidRange: .internal

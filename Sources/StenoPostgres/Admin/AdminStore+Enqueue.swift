@@ -61,7 +61,8 @@ extension AdminStore {
                 ])
             return try rows.map { row in
                 EnqueuedMedia(
-                    mediaID: try row.decode("media_id"), jobID: try row.decode("job_id"), source: try row.decode("source"),
+                    mediaID: try row.decode("media_id"), jobID: try row.decode("job_id"),
+                    source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
                     title: try row.decode("title"))
             }
         }
@@ -75,7 +76,9 @@ extension AdminStore {
             ORDER BY id
             """
         let rows = try await query(statement, [sources], on: connection)
-        return try rows.map { ActiveDuplicate(mediaID: try $0.decode("id"), source: try $0.decode("source"), state: try $0.decode("state")) }
+        return try rows.map { ActiveDuplicate(
+                mediaID: try $0.decode("id"), source: SecretRedactor.redactURLCredentials(in: try $0.decode("source")),
+                state: try $0.decode("state")) }
     }
 
     /// "enqueue" in ASCII: the transaction lock that serialises enqueues.

@@ -68,7 +68,8 @@ extension AdminStore {
 extension MediaProgress {
     init(row: PostgresRow) throws(PostgresError) {
         self.init(
-            mediaID: try row.decode("media_id"), title: try row.decode("title"), source: try row.decode("source"),
+            mediaID: try row.decode("media_id"), title: try row.decode("title"),
+            source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
             state: try row.decode("state"), stage: try row.decode("stage"), priority: try row.decode("priority"),
             durationSeconds: try row.decode("duration_seconds"), chapters: try row.decode("chapters"),
             chaptersDone: try row.decode("chapters_done"), chaptersFailed: try row.decode("chapters_failed"),

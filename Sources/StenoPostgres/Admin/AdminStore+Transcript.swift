@@ -47,10 +47,10 @@ extension AdminStore {
             throw AdminError(
                 .noTranscript,
                 chapter.map { "chapter \($0) of media \(mediaID) has no transcript yet" } ?? "media \(mediaID) has no transcript yet (it is \(state))",
-                hint: "`steno wait \(mediaID)` waits until it is done")
+                hint: Self.noTranscriptHint(mediaID: mediaID, state: state))
         }
         return Transcript(
-            mediaID: mediaID, title: try media.decode("title"), source: try media.decode("source"),
+            mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
     }
 
@@ -63,6 +63,20 @@ extension AdminStore {
         } catch {
             logger.warning("ignoring malformed word times in a segment", metadata: ["error": "\(error)"])
             return nil
+        }
+    }
+}
+
+extension AdminStore {
+    /// What to do about a media without a transcript depends on why it has none.
+    static func noTranscriptHint(mediaID: Int64, state: String) -> String {
+        switch state {
+        case "failed":
+            "it failed: `steno status \(mediaID)` says why, and `steno retry \(mediaID)` runs what failed again"
+        case "cancelled":
+            "it was cancelled: `steno retry \(mediaID)` resumes it"
+        default:
+            "`steno wait \(mediaID)` waits until it is done"
         }
     }
 }

@@ -41,6 +41,25 @@ public struct AdminStore: Sendable {
         return try row.decode("state")
     }
 
+    /// Checks that every id names a media, so that a command given several ids changes nothing
+    /// when one of them is wrong; `notFound` lists all the missing ones.
+    public func requireMedia(_ ids: [Int64]) async throws {
+        let missing = try await client.query(
+            "SELECT id FROM unnest($1::bigint[]) AS given(id) WHERE NOT EXISTS (SELECT 1 FROM media m WHERE m.id = given.id) ORDER BY id",
+            [ids]
+        ).map { try $0.decode("id", as: Int64.self) }
+        guard !missing.isEmpty else { return }
+        if missing.count == 1 { throw Self.noSuchMedia(missing[0], nothingChanged: ids.count > 1) }
+        throw AdminError(
+            .notFound, "there are no media \(missing.map(String.init).joined(separator: ", "))",
+            hint: "nothing was changed; `steno list` shows the media and their ids")
+    }
+
+    static func noSuchMedia(_ mediaID: Int64, nothingChanged: Bool) -> AdminError {
+        guard nothingChanged else { return noSuchMedia(mediaID) }
+        return AdminError(.notFound, "there is no media \(mediaID)", hint: "nothing was changed; `steno list` shows the media and their ids")
+    }
+
     static func noSuchMedia(_ mediaID: Int64) -> AdminError {
         AdminError(.notFound, "there is no media \(mediaID)", hint: "`steno list` shows the media and their ids")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// Where and how to connect.
 ///
@@ -83,14 +84,7 @@ public struct PostgresConfiguration: Sendable {
     /// `text` with the connection string's password, and the separate password, masked: libpq
     /// quotes a connection string it cannot parse whole in its error message.
     public func redacting(_ text: String) -> String {
-        var text = text
-        if !connectionString.isEmpty {
-            text = text.replacingOccurrences(of: connectionString, with: redactedConnectionString)
-        }
-        for secret in [password, ConnectionStringRedaction.password(in: connectionString)] {
-            if let secret, !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "***") }
-        }
-        return text
+        SecretRedactor(secrets: [password, ConnectionStringRedaction.password(in: connectionString)].compactMap { $0 }).redact(text)
     }
 
     static func readSecret(path: String, variable: String) throws(PostgresError) -> String {
@@ -120,21 +114,6 @@ enum ConnectionStringRedaction {
 
     /// Masks the password of a URL (`postgres://user:secret@host`) or keyword string (`password=secret`).
     static func redact(_ connectionString: String) -> String {
-        var text = connectionString
-        if let schemeEnd = text.range(of: "://"),
-            let at = text[schemeEnd.upperBound...].firstIndex(of: "@"),
-            let colon = text[schemeEnd.upperBound..<at].firstIndex(of: ":")
-        {
-            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-        }
-        for marker in ["password=", "PASSWORD="] {
-            var searchStart = text.startIndex
-            while let range = text.range(of: marker, range: searchStart..<text.endIndex) {
-                let valueEnd = text[range.upperBound...].firstIndex { $0 == " " || $0 == "&" } ?? text.endIndex
-                text.replaceSubrange(range.upperBound..<valueEnd, with: "***")
-                searchStart = text.index(range.upperBound, offsetBy: 3)
-            }
-        }
-        return text
+        SecretRedactor().redact(connectionString)
     }
 }

@@ -162,6 +162,11 @@ public final class PostgresConnection: @unchecked Sendable {
     private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
         if let handle, handle.isConnected { return handle }
         dropHandle()
+        if !configuration.connectionString.isEmpty, let problem = LibPQConnectionHandle.parseError(in: configuration.connectionString) {
+            throw PostgresError(
+                .invalidConfiguration, "the database URL cannot be read: \(configuration.redacting(problem))",
+                hint: "fix STENO_DATABASE_URL (or --database-url): a postgres:// URL or a libpq keyword string such as host=db dbname=steno")
+        }
         let started = ContinuousClock.now
         let deadline = started + configuration.reconnectWindow
         var delay = Duration.milliseconds(50)
@@ -185,7 +190,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 let giveUp = !worthRetrying || ContinuousClock.now + delay > deadline || cancelled.isCancelled
                 if giveUp {
                     var failure = error
-                    failure.code = .connectionFailed
+                    failure.code = Self.isConfigurationProblem(error) ? .invalidConfiguration : .connectionFailed
                     failure.message = configuration.redacting(failure.message)
                     if attempt > 1 {
                         let waited = Int((ContinuousClock.now - started).seconds.rounded())
@@ -220,13 +225,19 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = nil
     }
 
+    /// Settings libpq refuses before it reaches any server: the user must fix them.
+    private static func isConfigurationProblem(_ error: PostgresError) -> Bool {
+        ["invalid port number", "invalid integer value", "invalid connection option", "invalid sslmode value", "invalid URI", "missing \"=\""]
+            .contains { error.message.contains($0) }
+    }
+
     /// A refused or reset connection, or a server starting up or shutting down, may heal;
     /// a wrong password, role or database will not.
     private static func isWorthRetrying(_ error: PostgresError) -> Bool {
         let permanentMarkers = [
             "password authentication failed", "no password supplied", "does not exist",
             "invalid connection option", "invalid URI", "missing \"=\"", "is not permitted to log in",
-            "no pg_hba.conf entry", "SSL is not enabled",
+            "no pg_hba.conf entry", "SSL is not enabled", "invalid port number", "invalid integer value", "invalid sslmode value",
         ]
         return !permanentMarkers.contains { error.message.contains($0) }
     }

@@ -7,6 +7,19 @@ import Foundation
 final class LibPQConnectionHandle {
     let pointer: OpaquePointer
 
+    /// Checks that libpq can parse a URL or keyword string, without connecting: a malformed one
+    /// is a configuration error to report at once, not an unreachable server to wait for.
+    /// Returns libpq's message (which may quote the string whole: the caller redacts it).
+    static func parseError(in connectionString: String) -> String? {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &message) else {
+            defer { if let message { PQfreemem(message) } }
+            return message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "libpq cannot parse it"
+        }
+        PQconninfoFree(options)
+        return nil
+    }
+
     /// Connects (blocking) with `PQconnectdbParams`, expanding `dbname` as a URL or keyword string.
     init(parameters: [(keyword: String, value: String)]) throws(PostgresError) {
         let keywords = parameters.map { strdup($0.keyword) }

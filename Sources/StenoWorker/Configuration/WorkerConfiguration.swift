@@ -17,6 +17,8 @@ public struct WorkerConfiguration: Sendable {
     public var pollInterval: Duration
     /// How often this worker takes back jobs whose lease expired.
     public var rescueInterval: Duration
+    /// How long an http(s) source may take to connect or to send the next bytes.
+    public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     /// On SIGTERM, how long running jobs may take to finish before they are handed back.
     public var gracePeriod: Duration
     /// Chunk lengths and the backend's limits.

@@ -9,7 +9,10 @@ public struct ChapterJobHandler: JobHandler {
     let extraction: ExtractionLimiter
     let planner: ChunkPlanner
 
-    public init(store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner) {
+    let sourceTimeout: Duration
+
+    public init(store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, sourceTimeout: Duration = MediaFile.defaultSourceTimeout) {
+        self.sourceTimeout = sourceTimeout
         self.store = store
         self.extraction = extraction
         self.planner = planner
@@ -21,7 +24,7 @@ public struct ChapterJobHandler: JobHandler {
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
         try await store.markPlanning(chapterID)
         let range = MediaTime(storedSeconds: chapter.start)..<MediaTime(storedSeconds: chapter.end)
-        let file = MediaFile(MediaLocation(chapter.source), logger: context.logger)
+        let file = MediaFile(MediaLocation(chapter.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let energy = try await extraction.run { try await file.energyProfile(range) }
         try context.checkCancellation()
         let chunks = planner.plan(range, energy: energy)

@@ -14,12 +14,14 @@ public struct ChunkJobHandler: JobHandler {
     let format: ChunkFormat
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
+    let sourceTimeout: Duration
 
     public init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     ) {
         self.metrics = metrics
+        self.sourceTimeout = sourceTimeout
         self.store = store
         self.extraction = extraction
         self.planner = planner
@@ -38,7 +40,7 @@ public struct ChunkJobHandler: JobHandler {
         }
         try await store.markRunning(chunkID: chunkID)
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
-        let file = MediaFile(MediaLocation(chunk.source), logger: context.logger)
+        let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
         let encoded: EncodedChunk
         do {

@@ -8,7 +8,10 @@ public struct MediaJobHandler: JobHandler {
     let store: WorkStore
     let extraction: ExtractionLimiter
 
-    public init(store: WorkStore, extraction: ExtractionLimiter) {
+    let sourceTimeout: Duration
+
+    public init(store: WorkStore, extraction: ExtractionLimiter, sourceTimeout: Duration = MediaFile.defaultSourceTimeout) {
+        self.sourceTimeout = sourceTimeout
         self.store = store
         self.extraction = extraction
     }
@@ -21,8 +24,9 @@ public struct MediaJobHandler: JobHandler {
         if media.state == .cancelled { return .cancelled(reason: "the media is cancelled") }
         try await store.markProbing(mediaID)
         let logger = context.logger
+        let sourceTimeout = sourceTimeout
         let info = try await extraction.run {
-            try await MediaFile.probe(MediaLocation(media.source), logger: logger)
+            try await MediaFile.probe(MediaLocation(media.source), sourceTimeout: sourceTimeout, logger: logger)
         }
         try context.checkCancellation()
         let chapters = selected(info.chapters, by: media.chapterSelection)

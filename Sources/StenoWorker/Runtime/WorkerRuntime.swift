@@ -50,11 +50,11 @@ public final class WorkerRuntime: Service, Sendable {
         let planner = try ChunkPlanner(configuration: configuration.planner)
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
         let handlers: [JobKind: any JobHandler] = [
-            .media: MediaJobHandler(store: store, extraction: extraction),
-            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner),
+            .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
+            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
                 store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
-                metrics: metrics),
+                metrics: metrics, sourceTimeout: configuration.sourceTimeout),
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(

@@ -45,7 +45,7 @@ extension WorkStore {
             for row in rows {
                 let notice = PendingNotice(
                     mediaID: try row.decode("id"), state: try row.decode("state"), title: try row.decode("title"),
-                    source: try row.decode("source"), errorClass: try row.decode("error_class"),
+                    source: SecretRedactor.redactURLCredentials(in: try row.decode("source")), errorClass: try row.decode("error_class"),
                     errorMessage: try row.decode("error_message"), durationSeconds: try row.decode("duration_seconds"))
                 let ok = await deliver(notice, try row.decode("url"))
                 delivered[notice.mediaID] = ok
