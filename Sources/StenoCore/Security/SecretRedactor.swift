@@ -51,30 +51,24 @@ public struct SecretRedactor: Sendable {
 
     /// Any `Bearer <token>` is a credential, whoever's it is.
     private static func redactBearerTokens(in text: String) -> String {
-        guard text.range(of: "bearer ", options: .caseInsensitive) != nil else { return text }
-        var output = ""
-        var rest = Substring(text)
-        while let range = rest.range(of: "bearer ", options: .caseInsensitive) {
-            output += rest[..<range.upperBound]
-            rest = rest[range.upperBound...]
-            let tokenEnd = rest.firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "," || $0 == "}" } ?? rest.endIndex
-            if tokenEnd != rest.startIndex {
-                output += replacement
-                rest = rest[tokenEnd...]
-            }
-        }
-        return output + rest
+        maskValues(after: "bearer ", in: text) { $0.isWhitespace || "\"',}".contains($0) }
     }
 
     /// `password=secret` in a libpq keyword string (or a URL's query).
     private static func redactKeywordPasswords(in text: String) -> String {
-        guard text.range(of: "password=", options: .caseInsensitive) != nil else { return text }
+        maskValues(after: "password=", in: text) { $0 == " " || $0 == "&" || $0 == "\n" || $0 == "'" || $0 == "\"" }
+    }
+
+    /// Replaces the value after every `marker` (matched without regard to case), up to the first
+    /// character for which `endsValue` holds.
+    private static func maskValues(after marker: String, in text: String, endsValue: (Character) -> Bool) -> String {
+        guard text.range(of: marker, options: .caseInsensitive) != nil else { return text }
         var output = ""
         var rest = Substring(text)
-        while let range = rest.range(of: "password=", options: .caseInsensitive) {
+        while let range = rest.range(of: marker, options: .caseInsensitive) {
             output += rest[..<range.upperBound]
             rest = rest[range.upperBound...]
-            let valueEnd = rest.firstIndex { $0 == " " || $0 == "&" || $0 == "\n" || $0 == "'" || $0 == "\"" } ?? rest.endIndex
+            let valueEnd = rest.firstIndex(where: endsValue) ?? rest.endIndex
             if valueEnd != rest.startIndex {
                 output += replacement
                 rest = rest[valueEnd...]
