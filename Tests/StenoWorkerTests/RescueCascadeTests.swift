@@ -82,4 +82,18 @@ struct RescueCascadeTests {
             await client.shutdown()
         }
     }
+
+    @Test("a worker's own rescue spares its late jobs; another worker's rescue takes them")
+    func ownJobsAreSpared() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let rows = try await chunkJob(client, maxAttempts: 5)
+            _ = try await JobStore(client: client).claim(limit: 1, worker: "slow-but-alive", lease: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(150))
+            let store = WorkStore(client: client)
+            #expect(try await store.rescueExpired(sparing: "slow-but-alive").isEmpty)
+            #expect(try await store.rescueExpired(sparing: "another-worker").map(\.id) == [rows.job])
+            await client.shutdown()
+        }
+    }
 }

@@ -20,11 +20,13 @@ extension JobStore {
     /// Any worker may call it; concurrent callers skip each other's rows.
     /// The worker's rescue runs `rescueExpired(limit:on:)` in a transaction with what the
     /// rescued jobs' chunks, chapters and media become (`WorkStore.rescueExpired`).
-    public func rescueExpired(limit: Int = 1000) async throws -> [RescuedJob] {
-        try await client.withTransaction { connection in try await Self.rescueExpired(limit: limit, on: connection) }
+    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil) async throws -> [RescuedJob] {
+        try await client.withTransaction { connection in try await Self.rescueExpired(limit: limit, sparing: owner, on: connection) }
     }
 
-    public static func rescueExpired(limit: Int = 1000, on connection: PostgresConnection) async throws -> [RescuedJob] {
+    /// `owner`'s own jobs are spared: a live worker whose heartbeat ran late must not take back
+    /// the jobs it is still running (another worker will, if it really stopped).
+    public static func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, on connection: PostgresConnection) async throws -> [RescuedJob] {
         let rows = try await connection.query(
             """
             WITH expired AS (
@@ -33,7 +35,7 @@ extension JobStore {
                             WHEN attempt >= max_attempts THEN 'failed'
                             ELSE 'queued' END AS next_state
                 FROM jobs
-                WHERE state = 'running' AND lease_expires_at < now()
+                WHERE state = 'running' AND lease_expires_at < now() AND ($2::text IS NULL OR lease_owner <> $2::text)
                 ORDER BY lease_expires_at
                 LIMIT $1
                 FOR UPDATE SKIP LOCKED
@@ -54,7 +56,7 @@ extension JobStore {
             )
             SELECT * FROM rescued ORDER BY id
             """,
-            [limit])
+            [limit, owner])
         return try rows.map { row in
             RescuedJob(
                 id: try row.decode("id"), kind: try row.decode("kind"), state: try row.decode("state"),

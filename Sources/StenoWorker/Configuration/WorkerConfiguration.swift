@@ -36,9 +36,9 @@ public struct WorkerConfiguration: Sendable {
         version: String = "dev",
         concurrency: Int = 8,
         extractionSlots: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
-        lease: Duration = .seconds(60),
+        lease: Duration = .seconds(10),
         pollInterval: Duration = .seconds(5),
-        rescueInterval: Duration = .seconds(15),
+        rescueInterval: Duration = .seconds(2),
         gracePeriod: Duration = .seconds(20),
         planner: ChunkPlanner.Configuration = ChunkPlanner.Configuration(),
         chunkFormat: ChunkFormat = .flac,
@@ -61,8 +61,10 @@ public struct WorkerConfiguration: Sendable {
         self.configurationPause = configurationPause
     }
 
-    /// Heartbeats come three times per lease, so one lost round trip does not lose the lease.
-    public var heartbeatInterval: Duration { lease / 3 }
+    /// Heartbeats come four times per lease: a worker keeps its jobs through three lost or late
+    /// rounds (7.5 s of a stalled process at the default 10 s lease), and a crashed worker's jobs
+    /// are claimed again within lease + rescue interval (12 s at the defaults).
+    public var heartbeatInterval: Duration { lease / 4 }
 
     /// `host-pid-random`: readable in `steno workers`, unique across restarts and containers.
     public static func defaultWorkerID() -> String {
