@@ -43,6 +43,8 @@ extension Steno {
         private struct MediaStatus: Encodable {
             var media: MediaProgress
             var chapters: [ChapterProgress]
+            /// Why the media is not moving right now; empty when nothing holds it.
+            var holds: [MediaHold]
         }
 
         private struct Overview: Encodable {
@@ -53,8 +55,9 @@ extension Steno {
         private func showMedia(_ id: Int64, store: AdminStore) async throws {
             let progress = try await store.progress(of: id)
             let chapters = try await store.chapterProgress(of: id)
+            let holds = try await store.holds(of: id)
             if json {
-                try JSONOutput.print(MediaStatus(media: progress, chapters: chapters))
+                try JSONOutput.print(MediaStatus(media: progress, chapters: chapters, holds: holds))
                 return
             }
             print("media \(progress.mediaID): \(TerminalText.safe(progress.displayName))")
@@ -78,6 +81,7 @@ extension Steno {
             summary.add(["created", HumanFormat.timestamp(progress.createdAt)])
             if let finishedAt = progress.finishedAt { summary.add(["finished", HumanFormat.timestamp(finishedAt)]) }
             if let reason = progress.failureReason { summary.add(["failure", reason]) }
+            for hold in holds { summary.add(["waiting", hold.message]) }
             print(summary.render().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             guard !chapters.isEmpty else { return }
             print("")

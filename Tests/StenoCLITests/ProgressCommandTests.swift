@@ -45,6 +45,34 @@ struct ProgressCommandTests {
         }
     }
 
+    @Test("status says why a media is not moving: a paused backend and jobs waiting to retry, in text and JSON")
+    func holds() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let media = try await TestMediaBuilder.insert(Library.transcribing(), into: client)
+            try await TestMediaBuilder.insertWorker(
+                client, id: "w-paused", status: "paused", pausedBackendsJSON: #"{"primary": "2099-01-01T00:00:00Z"}"#)
+            try await client.query("UPDATE workers SET status_message = 'HTTP 401: Incorrect API key provided' WHERE id = 'w-paused'")
+            // A chunk job that failed twice and waits for its third attempt.
+            let job = try await TestMediaBuilder.insertJob(
+                client, kind: "chunk", state: "queued", mediaID: media.mediaID, attempts: 2, errorClass: "transient",
+                errorMessage: "HTTP 503: backend busy")
+            try await client.query("UPDATE jobs SET run_at = now() + interval '90 seconds' WHERE id = $1", [job])
+
+            let text = try await database.steno(["status", String(media.mediaID)])
+            #expect(text.status == 0, "\(text.standardError)")
+            #expect(text.standardOutput.contains("chunk jobs are paused until 2099-01-01T00:00:00Z: backend primary refused the configuration"), "\(text.standardOutput)")
+            #expect(text.standardOutput.contains("HTTP 401: Incorrect API key provided"))
+            #expect(text.standardOutput.contains("waiting to retry after failing (attempt 2 of"), "\(text.standardOutput)")
+            #expect(text.standardOutput.contains("last error: HTTP 503: backend busy"))
+
+            let json = try JSONOf.object(try await database.steno(["status", String(media.mediaID), "--json"]).standardOutput)
+            let holds = try #require(json["holds"] as? [[String: Any]])
+            #expect(holds.compactMap { $0["kind"] as? String } == ["backend_paused", "waiting_to_retry"])
+            await client.shutdown()
+        }
+    }
+
     @Test("status without an id: counts by state and the media in progress; stages derived from chapter states")
     func statusOverview() async throws {
         try await TestDatabase.with { database in

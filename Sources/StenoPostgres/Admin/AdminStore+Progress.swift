@@ -96,3 +96,46 @@ extension ChapterProgress {
             errorClass: try row.decode("error_class"), errorMessage: try row.decode("error_message"))
     }
 }
+
+extension AdminStore {
+    /// Why the media is not moving right now (a paused backend, jobs waiting to retry, no
+    /// workers); empty when nothing holds it or it has finished.
+    public func holds(of mediaID: Int64) async throws -> [MediaHold] {
+        let row = try await client.query(
+            """
+            WITH media_jobs AS (
+                SELECT j.* FROM jobs j
+                WHERE j.media_id = $1 OR j.chapter_id IN (SELECT id FROM chapters WHERE media_id = $1)
+            ), retrying AS (
+                SELECT * FROM media_jobs WHERE state = 'queued' AND attempt > 0 AND run_at > now()
+            ), live AS (
+                SELECT * FROM workers WHERE status <> 'stopped' AND last_heartbeat_at > now() - interval '60 seconds'
+            )
+            SELECT (SELECT state FROM media WHERE id = $1) AS media_state,
+                   (SELECT count(*) FROM media_jobs WHERE state = 'queued' AND kind = 'chunk') AS queued_chunks,
+                   (SELECT count(*) FROM retrying) AS retrying,
+                   (SELECT min(run_at) FROM retrying) AS next_retry,
+                   (SELECT COALESCE(max(attempt), 0) FROM retrying) AS highest_attempt,
+                   (SELECT COALESCE(max(max_attempts), 0) FROM retrying) AS max_attempts,
+                   (SELECT error_message FROM retrying ORDER BY updated_at DESC LIMIT 1) AS last_error,
+                   (SELECT count(*) FROM live) AS live_workers,
+                   (SELECT COALESCE(jsonb_object_agg(p.key, p.value), '{}'::jsonb)::text
+                    FROM live, jsonb_each_text(live.paused_backends) AS p) AS paused,
+                   (SELECT status_message FROM live WHERE status = 'paused' ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message
+            """,
+            [mediaID]
+        ).single()
+        guard let state: String = try row.decode("media_state") else { throw Self.noSuchMedia(mediaID) }
+        let pausedText: String = try row.decode("paused")
+        let pausedStrings = (try? JSONDecoder().decode([String: String].self, from: Data(pausedText.utf8))) ?? [:]
+        let formatter = ISO8601DateFormatter()
+        let paused = pausedStrings.compactMapValues { formatter.date(from: $0) }
+        let facts = MediaHold.Facts(
+            mediaFinished: MediaState(rawValue: state)?.isFinished ?? true,
+            queuedChunkJobs: try row.decode("queued_chunks"), retryingJobs: try row.decode("retrying"),
+            nextRetryAt: try row.decode("next_retry"), highestAttempt: try row.decode("highest_attempt"),
+            maxAttempts: try row.decode("max_attempts"), lastError: try row.decode("last_error"),
+            liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"))
+        return MediaHold.holds(facts)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Why an unfinished media is not moving right now, in words an operator can act on.
+public struct MediaHold: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// Workers stopped claiming chunk jobs for a backend that refused the configuration.
+        case backendPaused = "backend_paused"
+        /// Jobs failed transiently and wait for their next attempt.
+        case waitingToRetry = "waiting_to_retry"
+        /// No worker has sent a heartbeat recently.
+        case noWorkers = "no_workers"
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// What the database says about one media's queued jobs and the fleet, read in one statement.
+    public struct Facts: Sendable, Equatable {
+        public var mediaFinished: Bool
+        public var queuedChunkJobs: Int
+        public var retryingJobs: Int
+        public var nextRetryAt: Date?
+        public var highestAttempt: Int
+        public var maxAttempts: Int
+        public var lastError: String?
+        public var liveWorkers: Int
+        /// Backend names paused by live workers, and until when.
+        public var pausedBackends: [String: Date]
+        public var pauseMessage: String?
+
+        public init(
+            mediaFinished: Bool, queuedChunkJobs: Int, retryingJobs: Int, nextRetryAt: Date?, highestAttempt: Int, maxAttempts: Int,
+            lastError: String?, liveWorkers: Int, pausedBackends: [String: Date], pauseMessage: String?
+        ) {
+            self.mediaFinished = mediaFinished
+            self.queuedChunkJobs = queuedChunkJobs
+            self.retryingJobs = retryingJobs
+            self.nextRetryAt = nextRetryAt
+            self.highestAttempt = highestAttempt
+            self.maxAttempts = maxAttempts
+            self.lastError = lastError
+            self.liveWorkers = liveWorkers
+            self.pausedBackends = pausedBackends
+            self.pauseMessage = pauseMessage
+        }
+    }
+
+    /// The holds the facts add up to; none for a finished media.
+    public static func holds(_ facts: Facts, now: Date = Date()) -> [MediaHold] {
+        guard !facts.mediaFinished else { return [] }
+        var holds: [MediaHold] = []
+        if facts.liveWorkers == 0 {
+            holds.append(MediaHold(kind: .noWorkers, message: "no worker has sent a heartbeat in the last minute: start steno-worker"))
+        }
+        if !facts.pausedBackends.isEmpty && facts.queuedChunkJobs > 0 {
+            let names = facts.pausedBackends.keys.sorted().joined(separator: ", ")
+            let until = facts.pausedBackends.values.max().map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+            var message = "chunk jobs are paused\(until): backend \(names) refused the configuration (a bad API key, no quota or an unknown model)"
+            if let detail = facts.pauseMessage, !detail.isEmpty { message += " (\(detail))" }
+            message += "; fix it and the workers resume by themselves"
+            holds.append(MediaHold(kind: .backendPaused, message: message))
+        }
+        if facts.retryingJobs > 0 {
+            var message = "\(facts.retryingJobs) job\(facts.retryingJobs == 1 ? "" : "s") waiting to retry after failing"
+            message += " (attempt \(facts.highestAttempt) of \(facts.maxAttempts) so far)"
+            if let next = facts.nextRetryAt {
+                let seconds = max(0, Int(next.timeIntervalSince(now).rounded(.up)))
+                message += ", next in \(seconds) s"
+            }
+            if let lastError = facts.lastError, !lastError.isEmpty { message += "; last error: \(lastError)" }
+            holds.append(MediaHold(kind: .waitingToRetry, message: message))
+        }
+        return holds
+    }
+}
