@@ -12,7 +12,8 @@ struct MigrateCommandTests {
             #expect(first.status == 0, "\(first.standardError)")
             #expect(first.standardOutput.contains("applied 0001_schema"))
             #expect(first.standardOutput.contains("applied 0002_admin_and_reports"))
-            #expect(first.standardOutput.contains("Applied 2 migrations."))
+            #expect(first.standardOutput.contains("applied 0003_least_privilege"))
+            #expect(first.standardOutput.contains("Applied 3 migrations."))
 
             let second = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
             #expect(second.status == 0)
@@ -34,7 +35,8 @@ struct MigrateCommandTests {
             #expect(result.status == 0)
             #expect(result.standardOutput.contains("0001_schema  pending"))
             #expect(result.standardOutput.contains("0002_admin_and_reports  pending"))
-            #expect(result.standardOutput.contains("2 pending: run `steno migrate`."))
+            #expect(result.standardOutput.contains("0003_least_privilege  pending"))
+            #expect(result.standardOutput.contains("3 pending: run `steno migrate`."))
         }
     }
 

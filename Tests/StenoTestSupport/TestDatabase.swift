@@ -51,6 +51,38 @@ public struct TestDatabase: Sendable {
         return database
     }
 
+    /// The same database, logged in as `user` (the test cluster trusts local logins).
+    public func connecting(as user: String) -> TestDatabase {
+        var configuration = configuration
+        configuration.connectionString += " user=\(user)"
+        return TestDatabase(name: name, configuration: configuration)
+    }
+
+    /// Makes a login role that is a member of `role` (steno_worker, steno_admin, steno_reporting),
+    /// runs `body` with this database seen through it, and drops the login role again.
+    public func withLogin<Result>(inRole role: String, _ body: (TestDatabase) async throws -> Result) async throws -> Result {
+        let login = "t_" + role + "_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let admin = try await PostgresConnection.connect(configuration: configuration)
+        // Generated names and a fixed role list, never user input: safe as identifiers.
+        try await admin.query("CREATE ROLE \(login) LOGIN IN ROLE \(role)")
+        await admin.close()
+        do {
+            let result = try await body(connecting(as: login))
+            try await dropLogin(login)
+            return result
+        } catch {
+            try? await dropLogin(login)
+            throw error
+        }
+    }
+
+    private func dropLogin(_ login: String) async throws {
+        let admin = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: try Self.clusterConnectionString()))
+        try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [login])
+        try await admin.query("DROP ROLE IF EXISTS \(login)")
+        await admin.close()
+    }
+
     public func client(maxConnections: Int = 4) -> PostgresClient {
         PostgresClient(configuration: configuration, maxConnections: maxConnections)
     }

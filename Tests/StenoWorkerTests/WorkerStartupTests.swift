@@ -32,6 +32,25 @@ struct WorkerStartupTests {
         }
     }
 
+    @Test("a worker logged in as steno_worker (no more than that role may do) transcribes the book to the end")
+    func leastPrivilegeWorker() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await database.withLogin(inRole: "steno_worker") { workerLogin in
+                try await RunningASRBackend.with { asr in
+                    try await RunningWorker.with(database: workerLogin, backendURL: asr.baseURL) { _ in
+                        let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
+                        let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"])
+                        let ended = try await db.mediaState(mediaID)
+                        #expect(state == "succeeded", "\(ended)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("STENO_DATABASE_WAIT_SECONDS sets the wait; a value out of range or not a whole number is refused by name")
     func waitVariable() throws {
         #expect(try PostgresConfiguration.fromEnvironment(["STENO_DATABASE_WAIT_SECONDS": "120"]).reconnectWindow == .seconds(120))

@@ -62,15 +62,11 @@ public struct MigrationRunner: Sendable {
     }
 
     private func applyPending(on connection: PostgresConnection) async throws -> [Migration] {
-        try await connection.query(
-            """
-            CREATE TABLE IF NOT EXISTS steno_migrations (
-                version     integer PRIMARY KEY,
-                name        text NOT NULL,
-                checksum    text NOT NULL,
-                applied_at  timestamptz NOT NULL DEFAULT now()
-            )
-            """)
+        // Only when it is missing: a role without CREATE on the schema (steno_admin) can then run
+        // an up-to-date `steno migrate`, which reads and checks and changes nothing.
+        if try await !historyExists(on: connection) {
+            try await createHistoryTable(on: connection)
+        }
         let applied = try await appliedMigrations(on: connection)
         for migration in migrations {
             if let record = applied[migration.version], record.checksum != migration.checksum {
@@ -92,6 +88,9 @@ public struct MigrationRunner: Sendable {
             } catch var error as PostgresError {
                 error.code = error.code == .connectionLost ? .connectionLost : .migrationFailed
                 error.message = "migration \(migration.version)_\(migration.name) failed and was rolled back: \(error.message)"
+                if error.sqlState == "42501" {
+                    error.hint = "this role may not change the schema: run `steno migrate` as the database owner (see the README, Roles)"
+                }
                 throw error
             }
             logger.info("applied migration", metadata: ["migration.version": "\(migration.version)", "migration.name": "\(migration.name)"])
@@ -100,9 +99,24 @@ public struct MigrationRunner: Sendable {
         return newlyApplied
     }
 
+    private func historyExists(on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("SELECT to_regclass('steno_migrations') IS NOT NULL AS present").single().decode("present")
+    }
+
+    private func createHistoryTable(on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS steno_migrations (
+                version     integer PRIMARY KEY,
+                name        text NOT NULL,
+                checksum    text NOT NULL,
+                applied_at  timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+    }
+
     private func appliedMigrations(on connection: PostgresConnection) async throws -> [Int: (name: String, checksum: String, appliedAt: Date)] {
-        let exists = try await connection.query("SELECT to_regclass('steno_migrations') IS NOT NULL AS present").single()
-        guard try exists.decode("present", as: Bool.self) else { return [:] }
+        guard try await historyExists(on: connection) else { return [:] }
         var applied: [Int: (String, String, Date)] = [:]
         for row in try await connection.query("SELECT version, name, checksum, applied_at FROM steno_migrations") {
             applied[try row.decode("version")] = (try row.decode("name"), try row.decode("checksum"), try row.decode("applied_at"))
