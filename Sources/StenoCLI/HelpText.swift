@@ -8,4 +8,9 @@ enum HelpText {
             .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
             .joined(separator: "\n\n")
     }
+
+    /// The reflowed text, then the examples one per line, as typed.
+    static func withExamples(_ text: String, examples: [String]) -> String {
+        reflow(text) + "\n\nExamples:\n" + examples.map { "  " + $0 }.joined(separator: "\n")
+    }
 }

@@ -15,7 +15,7 @@ extension Steno.Backend {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send one second of generated audio to each configured backend and report the outcome.",
-            discussion: """
+            discussion: HelpText.withExamples("""
                 Tests a base URL, model and key before work is enqueued. The primary backend comes \
                 from STENO_BACKEND_URL, STENO_MODEL, STENO_API_KEY or STENO_API_KEY_FILE, \
                 STENO_BACKEND_HEADERS, STENO_BACKEND_PATH and STENO_RESPONSE_FORMAT; the fallback from \
@@ -24,7 +24,10 @@ extension Steno.Backend {
                 The API key is never printed.
 
                 Exit codes: 0 every backend answered, 1 a backend failed, 2 no usable backend configuration.
-                """)
+                """, examples: [
+                "steno backend check            # one second of audio to each backend",
+                "steno backend check --json",
+            ]))
 
         @Option(help: ArgumentHelp("Primary backend base URL (default: STENO_BACKEND_URL).", valueName: "url"))
         var backendURL: String?

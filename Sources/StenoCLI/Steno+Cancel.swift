@@ -5,14 +5,17 @@ extension Steno {
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Cancel a media, or one chapter of it.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Queued jobs are cancelled at once; running ones are flagged and their workers stop
                 them within moments (they are told by NOTIFY). Chunks that already succeeded are
                 kept: `steno retry` resumes from them. Cancelling what has already finished changes
                 nothing.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno cancel 12                          # the whole media",
+                "steno cancel 12 --chapter 3                # only chapter 3",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

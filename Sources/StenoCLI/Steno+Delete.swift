@@ -5,12 +5,15 @@ extension Steno {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete media with their chapters, chunks, transcripts, jobs and history.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Running jobs are told to stop first; their workers then write nothing. The source
                 files are not touched.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno delete 12",
+                "steno delete 12 13 14 --json               # every id is checked first",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

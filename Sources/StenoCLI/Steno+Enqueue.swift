@@ -7,7 +7,7 @@ extension Steno {
     struct Enqueue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Queue recordings for transcription: files, directories, quoted globs or http(s) URLs.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Every source is checked before anything is stored: a file must exist, be readable and
                 not empty, and lie under the media root (--media-root or STENO_MEDIA_ROOT) when one
                 is set, because workers read it where it lies. A directory contributes its media
@@ -17,7 +17,12 @@ extension Steno {
                 Prints one line per media: its id and source.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno enqueue ~/audiobooks/moby.m4b",
+                "steno enqueue /media/podcasts --priority high   # a folder, recursively",
+                "steno enqueue '/media/lectures/*.mp4' --chapters 1-3 --language en",
+                "steno enqueue https://example.com/ep.mp3 --webhook https://hook.example/",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -5,14 +5,16 @@ extension Steno {
     struct Focus: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Say which chapter a listener is on: its jobs run first, the next chapter's after.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Chapter N's queued and running jobs go to high priority, chapter N+1's to medium, the
                 other chapters' back to the media's own priority. The focus is stored on the media,
                 so jobs created later (chunks of a chapter planned afterwards, a merge) follow it too;
                 before the media is probed, it applies as soon as its chapters are known.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno focus 12 --chapter 7                 # chapter 7 first, then 8",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -7,12 +7,17 @@ extension Steno {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List media, newest first, with filters and paging.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Page with --limit and --offset, or (stable while media are added) with --after: pass
                 the last id of a page to get the next one; the JSON output names it as next_after.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno list",
+                "steno list --state failed --since 7d",
+                "steno list --state active --json",
+                "steno list --after 120                      # the next page",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

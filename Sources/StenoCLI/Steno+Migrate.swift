@@ -7,12 +7,15 @@ extension Steno {
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply pending database migrations, or list them with --status.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Safe to run from many processes at once: they take an advisory lock, and only one
                 applies each migration. Each migration runs in its own transaction.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno migrate                            # apply what is pending",
+                "steno migrate --status",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -8,12 +8,15 @@ extension Steno {
     struct Probe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show what Steno reads from a recording: container, audio stream, duration and chapters.",
-            discussion: """
+            discussion: HelpText.withExamples("""
                 Check a file or an http(s) URL before enqueueing it. Chapters are shown as Steno
                 will use them: sorted, clamped to the duration, without empty or past-the-end
                 marks, and covering the whole recording (a file without chapters is one chapter).
                 Exits with 1 and a one-line reason when the input cannot be used.
-                """)
+                """, examples: [
+                "steno probe book.m4b",
+                "steno probe https://example.com/episode.mp3 --source-timeout 10 --json",
+            ]))
 
         @Argument(help: ArgumentHelp("A media file path or an http(s) URL.", valueName: "file-or-url"))
         var source: String

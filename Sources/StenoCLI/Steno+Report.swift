@@ -7,13 +7,16 @@ extension Steno {
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Report queue depth, throughput, time to done, failures and cost.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Reads the reporting views (steno_queue, steno_throughput, steno_latency,
                 steno_failures, steno_costs), which a read-only steno_reporting user can query too.
                 The queue is as of now; everything else covers work finished since --since.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno report",
+                "steno report --since 7d --json",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

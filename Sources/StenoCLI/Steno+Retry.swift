@@ -5,13 +5,16 @@ extension Steno {
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Resume failed or cancelled media, keeping every chunk that already succeeded.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 The failed and cancelled jobs of each media go back to the queue with a fresh budget
                 of attempts; their chunks, chapters and the media become active again. Chunks that
                 succeeded are not transcribed again.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno retry 12",
+                "steno retry --all-failed",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -7,14 +7,18 @@ extension Steno {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show where a media stands, chapter by chapter; without an id, every media in progress.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Stages: queued, probing, extracting (planning chunks at silences), transcribing,
                 merging, done, failed, cancelled. Percent is chunk progress weighted by audio
                 duration. Cost is what the backend charged so far and, once some chunks are done,
                 that rate applied to the whole media.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno status                              # counts and the media in progress",
+                "steno status 12",
+                "steno status 12 --json",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

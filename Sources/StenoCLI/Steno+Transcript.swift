@@ -8,7 +8,7 @@ extension Steno {
         static let configuration = CommandConfiguration(
             commandName: "transcript",
             abstract: "Export a transcript as text, SRT, WebVTT or JSON.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Times are on the recording's own clock, also for a single chapter. Subtitles hold
                 at most 2 lines of 42 characters per cue; long sentences are split at word times
                 when the backend gave them, else in proportion to their length. Chapters not
@@ -18,7 +18,11 @@ extension Steno {
                 Without --format, the format follows the extension of -o, else txt.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno transcript 12                       # text on standard output",
+                "steno transcript 12 -o moby.srt            # the format from the extension",
+                "steno transcript 12 --chapter 3 --format vtt",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

@@ -8,14 +8,17 @@ extension Steno {
     struct Wait: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Wait until media finish, showing their progress.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 Shows a progress bar per media on a terminal and a line per change otherwise (or
                 only the final JSON with --json). Wakes when workers report progress (LISTEN on
                 steno_media and steno_jobs) and polls every --poll-interval seconds besides, so it
                 keeps working through a database restart.
 
                 \(StenoExitCode.waitHelp)
-                """))
+                """, examples: [
+                "steno wait 12 13",
+                "steno wait 12 --timeout 3600 --plain",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 

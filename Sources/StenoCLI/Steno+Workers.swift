@@ -5,13 +5,16 @@ extension Steno {
     struct Workers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List live workers: version, jobs in flight, last heartbeat, paused backends.",
-            discussion: HelpText.reflow("""
+            discussion: HelpText.withExamples("""
                 A worker is live when it has not stopped and sent a heartbeat within --stale-after
                 seconds. "jobs" counts the leases it holds in the queue now; "reported" is what it
                 last said itself.
 
                 \(StenoExitCode.help)
-                """))
+                """, examples: [
+                "steno workers",
+                "steno workers --all --json",
+            ]))
 
         @OptionGroup var database: DatabaseOptions
 
