@@ -46,10 +46,12 @@ struct JobStoreLeaseTests {
             let client = database.client()
             let store = JobStore(client: client)
             _ = try await store.enqueue([NewJob(kind: .chunk), NewJob(kind: .chunk)])
-            let leases = try await store.claim(limit: 2, worker: "w", lease: .milliseconds(300)).compactMap(\.lease)
+            // Three heartbeats a second apart on a 2 s lease: 3 s in all, past the first lease's end,
+            // with a second to spare for a machine busy with the other suites of this phase.
+            let leases = try await store.claim(limit: 2, worker: "w", lease: .seconds(2)).compactMap(\.lease)
             for _ in 0..<3 {
-                try await Task.sleep(for: .milliseconds(150))
-                let results = try await store.heartbeat(leases, extendBy: .milliseconds(300))
+                try await Task.sleep(for: .seconds(1))
+                let results = try await store.heartbeat(leases, extendBy: .seconds(2))
                 #expect(results.values.allSatisfy { $0 == .held(cancelRequested: false) })
                 #expect(try await store.rescueExpired().isEmpty)
             }

@@ -12,7 +12,7 @@ struct RolePrivilegeTests {
         do {
             _ = try await connection.query(statement, parameters)
             return true
-        } catch let error as PostgresError where error.sqlState == "42501" {
+        } catch where error.sqlState == "42501" {
             return false
         }
     }

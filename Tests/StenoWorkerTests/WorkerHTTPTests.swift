@@ -40,7 +40,8 @@ struct WorkerHTTPTests {
                 #expect(lines.contains(#"steno_worker_jobs_total{kind="chunk",outcome="retry"} 1"#))
                 #expect(lines.contains(#"steno_worker_failures_total{class="transient"} 1"#))
                 #expect(lines.contains("steno_worker_backend_latency_seconds_count \(chunks)"))
-                #expect(lines.contains("steno_worker_jobs_in_flight 0"))
+                let inFlight = lines.first { $0.hasPrefix("steno_worker_jobs_in_flight ") }
+                #expect(inFlight.flatMap { Double($0.split(separator: " ")[1]) } == 0, "\(inFlight ?? "no jobs_in_flight")")
                 let audio = lines.first { $0.hasPrefix("steno_worker_audio_seconds_total ") }
                     .flatMap { Double($0.split(separator: " ")[1]) } ?? 0
                 #expect(audio > 29, "audio seconds \(audio) for a 29 s book with overlaps")

@@ -33,11 +33,11 @@ struct JobRunner: Sendable {
             defer { signal.removeHandler(registration) }
             switch try await work.value {
             case .completed:
-                metrics.recordJob(job.kind, outcome: "succeeded")
+                metrics.recordJob(job.kind, outcome: .succeeded)
                 logger.debug("job succeeded")
             case .cancelled(let reason):
                 try await store.cancel(lease, job: job, message: reason)
-                metrics.recordJob(job.kind, outcome: "cancelled")
+                metrics.recordJob(job.kind, outcome: .cancelled)
                 logger.info("job cancelled", metadata: ["reason": "\(reason)"])
             }
         } catch {
@@ -52,7 +52,7 @@ struct JobRunner: Sendable {
                 return
             }
             if let error = error as? WorkerError, error.code == .leaseLost, error.failureClass == .lostLease {
-                metrics.recordJob(job.kind, outcome: "lease_lost")
+                metrics.recordJob(job.kind, outcome: .leaseLost)
                 logger.warning("lost the job's lease; its writes were rolled back")
                 return
             }
@@ -76,10 +76,10 @@ struct JobRunner: Sendable {
             case .cancelled:
                 // Not stopped by this worker: the task was cancelled, which only shutdown does.
                 try await jobs.release([lease])
-                metrics.recordJob(job.kind, outcome: "released")
+                metrics.recordJob(job.kind, outcome: .released)
             case .permanent, .media, .tooLarge:
                 try await store.fail(lease, job: job, failure.storeFailure)
-                metrics.recordJob(job.kind, outcome: "failed")
+                metrics.recordJob(job.kind, outcome: .failed)
                 logger.error("job failed", metadata: ["error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)"])
             }
         } catch {
@@ -92,13 +92,13 @@ struct JobRunner: Sendable {
         switch try await jobs.retryLater(lease, after: delay, failure.storeFailure) {
         case .requeued(let runAt):
             try await store.markRequeued(job: job)
-            metrics.recordJob(job.kind, outcome: "retry")
+            metrics.recordJob(job.kind, outcome: .retry)
             logger.warning("job will run again", metadata: [
                 "error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)", "run_at": "\(runAt)",
             ])
         case .failed:
             try await store.markFailed(job: job, failure.storeFailure)
-            metrics.recordJob(job.kind, outcome: "failed")
+            metrics.recordJob(job.kind, outcome: .failed)
             logger.error("job failed after its last attempt", metadata: ["error": "\(failure.message)"])
         case .cancelled:
             logger.info("job cancelled while it failed")
@@ -111,14 +111,14 @@ struct JobRunner: Sendable {
         switch reason {
         case .cancelRequested:
             try await store.cancel(lease, job: job, message: "cancelled by request")
-            metrics.recordJob(job.kind, outcome: "cancelled")
+            metrics.recordJob(job.kind, outcome: .cancelled)
             logger.info("job cancelled by request")
         case .leaseLost:
-            metrics.recordJob(job.kind, outcome: "lease_lost")
+            metrics.recordJob(job.kind, outcome: .leaseLost)
             logger.warning("lost the job's lease; dropped its work")
         case .shutdown:
             try await jobs.release([lease])
-            metrics.recordJob(job.kind, outcome: "released")
+            metrics.recordJob(job.kind, outcome: .released)
             logger.info("handed the job back at shutdown")
         }
     }
