@@ -35,7 +35,7 @@ enum OutputFile {
         var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".steno-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return errno }
-        let temporary = String(cString: template)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var failure = writeAll(data, to: descriptor)
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         if fchmod(descriptor, mode) != 0, failure == nil { failure = errno }
