@@ -5,5 +5,6 @@ struct StenoCommand {
     static func main() async {
         CLILogging.bootstrap()
         await Steno.main()
+        Steno.finishStandardOutput()
     }
 }

@@ -39,6 +39,21 @@ struct PartialChangeTests {
         }
     }
 
+    @Test("output to a full disk is a failure with the system's reason, for text and JSON alike", arguments: [["list"], ["list", "--json"], ["status"]])
+    func standardOutputToFullDisk(arguments: [String]) async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            _ = try await TestMediaBuilder.insert(Library.succeeded(), into: client)
+            let steno = PackageRoot.product("steno").path
+            let command = ([steno] + arguments + ["--database-url", database.configuration.connectionString])
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            let result = try await ChildProcess.run("/bin/sh", ["-c", command + " > /dev/full"])
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
+            await client.shutdown()
+        }
+    }
+
     @Test("the transcript of a failed media points to status and retry, not to wait")
     func failedMediaHint() async throws {
         try await TestDatabase.with { database in
