@@ -189,7 +189,11 @@ extension AdminStore {
     public func delete(mediaID: Int64) async throws -> DeleteOutcome {
         _ = try await currentState(of: mediaID)
         let cancelled = try await jobs.cancel(.jobs(try await activeJobIDs(mediaID: mediaID, chapterID: nil)), reason: "media deleted")
-        let row = try await client.query(
+        // The cascade locks media, chapters, chunks and jobs in that order while a worker that has
+        // not seen the cancel yet may be writing a job and its chunk in the other order: one of
+        // the two is then chosen as a deadlock victim. The victim's statement was rolled back
+        // whole, so the delete is simply run again.
+        let row = try await Self.retryingConflicts { try await client.query(
             """
             WITH counted AS (
                 SELECT (SELECT count(*) FROM chapters WHERE media_id = $1) AS chapters,
@@ -203,7 +207,7 @@ extension AdminStore {
             SELECT counted.*, (SELECT count(*) FROM deleted) AS deleted FROM counted
             """,
             [mediaID]
-        ).single()
+        ).single() }
         guard try row.decode("deleted", as: Int.self) == 1 else { throw Self.noSuchMedia(mediaID) }
         try await notifyMediaChanged(mediaID)
         logger.info("deleted media", metadata: ["media.id": "\(mediaID)"])
@@ -259,6 +263,22 @@ extension AdminStore {
             return FocusOutcome(
                 mediaID: mediaID, chapter: number, highJobs: try row.decode("high"), mediumJobs: try row.decode("medium"),
                 lowJobs: try row.decode("low"), chaptersKnown: known > 0)
+        }
+    }
+}
+
+extension AdminStore {
+    /// Runs `body` again (up to `attempts` times in all) when PostgreSQL chose it as a deadlock
+    /// victim or aborted it for a serialization conflict: both roll the statement back whole.
+    static func retryingConflicts<Result>(attempts: Int = 4, _ body: () async throws -> Result) async throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch let error as PostgresError where ["40P01", "40001"].contains(error.sqlState ?? "") && attempt < attempts {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int64.random(in: 10...50) * Int64(attempt)))
+            }
         }
     }
 }
