@@ -114,6 +114,7 @@ let package = Package(
             name: "steno-worker",
             dependencies: [
                 "StenoWorker",
+                "StenoMedia",
                 "StenoPostgres",
                 "StenoTranscription",
                 "StenoCore",

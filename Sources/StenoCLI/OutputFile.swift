@@ -23,12 +23,6 @@ enum OutputFile {
         }
     }
 
-    static func writeStandardOutput(_ data: Data) throws {
-        if let errorNumber = writeAll(data, to: STDOUT_FILENO) {
-            throw AdminError(.invalidInput, "cannot write to standard output: \(String(cString: strerror(errorNumber)))")
-        }
-    }
-
     /// The errno of the first failure, or nil.
     private static func writeReplacing(_ data: Data, path: String, mode: mode_t) -> Int32? {
         let url = URL(fileURLWithPath: path)

@@ -34,18 +34,20 @@ extension Steno {
             guard !source.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw ValidationError("the source is empty: name a file or an http(s) URL (is a shell variable unset?)")
             }
-            if let sourceTimeout, !(sourceTimeout.isFinite && (1...3600).contains(sourceTimeout)) {
-                throw ValidationError("--source-timeout must be from 1 to 3600 seconds, not \(sourceTimeout)")
+            let range = MediaFile.sourceTimeoutRange
+            if let sourceTimeout, !(sourceTimeout.isFinite && range.contains(sourceTimeout)) {
+                throw ValidationError("--source-timeout must be from \(range.lowerBound) to \(range.upperBound) seconds, not \(sourceTimeout)")
             }
         }
 
         private func resolvedSourceTimeout() throws -> Duration {
             if let sourceTimeout { return .seconds(sourceTimeout) }
-            guard let text = ProcessInfo.processInfo.environment["STENO_SOURCE_TIMEOUT_SECONDS"], !text.isEmpty else {
+            let (name, range) = (MediaFile.sourceTimeoutVariable, MediaFile.sourceTimeoutRange)
+            guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else {
                 return MediaFile.defaultSourceTimeout
             }
-            guard let seconds = Double(text), seconds.isFinite, (1...3600).contains(seconds) else {
-                throw ValidationError("STENO_SOURCE_TIMEOUT_SECONDS must be a number of seconds from 1 to 3600, not \"\(text)\"")
+            guard let seconds = Double(text), seconds.isFinite, range.contains(seconds) else {
+                throw ValidationError("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
             }
             return .seconds(seconds)
         }

@@ -67,7 +67,8 @@ extension Steno {
                 }
                 let rendered = try resolvedFormat.render(transcript)
                 guard let output else {
-                    try OutputFile.writeStandardOutput(Data(rendered.utf8))
+                    // Checked with all other output when the command ends (`Steno.finishStandardOutput`).
+                    print(rendered, terminator: "")
                     return
                 }
                 try OutputFile.write(Data(rendered.utf8), to: output)

@@ -24,6 +24,9 @@ public final class MediaFile: @unchecked Sendable {
     public static let endTolerance = MediaTime(milliseconds: 250)
 
     public static let defaultSourceTimeout = Duration.seconds(30)
+    /// The variable that sets the source timeout for `steno probe` and the worker, and its range.
+    public static let sourceTimeoutVariable = "STENO_SOURCE_TIMEOUT_SECONDS"
+    public static let sourceTimeoutRange: ClosedRange<Double> = 1...3600
 
     public init(_ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")) {
         self.location = location

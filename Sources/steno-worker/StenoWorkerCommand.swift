@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoMedia
 import StenoPostgres
 import StenoTranscription
 import StenoWorker
@@ -74,8 +75,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)
-            let port = try httpPort ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? 9464
-            guard (0...65535).contains(port) else { throw ValidationError("--http-port must be from 0 to 65535, not \(port)") }
+            let port = try checked(httpPort, "--http-port", 0...65535) ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? 9464
             let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "0.0.0.0"
             let group = ServiceGroup(configuration: .init(
                 services: [
@@ -115,7 +115,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         if let value = try seconds(rescueSeconds, "--rescue-seconds", environment, "STENO_WORKER_RESCUE_SECONDS", in: 0.1...3600) {
             settings.rescueInterval = .seconds(value)
         }
-        if let value = try seconds(sourceTimeout, "--source-timeout", environment, "STENO_SOURCE_TIMEOUT_SECONDS", in: 1...3600) {
+        if let value = try seconds(
+            sourceTimeout, "--source-timeout", environment, MediaFile.sourceTimeoutVariable, in: MediaFile.sourceTimeoutRange)
+        {
             settings.sourceTimeout = .seconds(value)
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }

@@ -27,7 +27,7 @@ struct WorkerIdleTests {
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
             try await RunningASRBackend.with { asr in
-                // Poll 1 s (a claim and a webhook check each), rescue 2 s, heartbeat lease/3 = 3.3 s (the
+                // Poll 1 s (a claim and a webhook check each), rescue 2 s, heartbeat lease/4 = 2.5 s (the
                 // jobs' leases and the worker's row): about 6 a second measured. A busy loop ran 2,000+.
                 try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
                     try await Task.sleep(for: .seconds(2))

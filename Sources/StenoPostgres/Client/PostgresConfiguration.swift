@@ -78,7 +78,7 @@ public struct PostgresConfiguration: Sendable {
 
     /// The connection string with any password masked, for messages.
     public var redactedConnectionString: String {
-        ConnectionStringRedaction.redact(connectionString)
+        SecretRedactor().redact(connectionString)
     }
 
     /// `text` with the connection string's password, and the separate password, masked: libpq
@@ -110,10 +110,5 @@ enum ConnectionStringRedaction {
         guard let range = connectionString.range(of: "password=", options: .caseInsensitive) else { return nil }
         let valueEnd = connectionString[range.upperBound...].firstIndex { $0 == " " || $0 == "&" } ?? connectionString.endIndex
         return String(connectionString[range.upperBound..<valueEnd])
-    }
-
-    /// Masks the password of a URL (`postgres://user:secret@host`) or keyword string (`password=secret`).
-    static func redact(_ connectionString: String) -> String {
-        SecretRedactor().redact(connectionString)
     }
 }

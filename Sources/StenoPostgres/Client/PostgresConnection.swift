@@ -226,19 +226,22 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Settings libpq refuses before it reaches any server: the user must fix them.
+    private static let configurationMarkers = [
+        "invalid port number", "invalid integer value", "invalid connection option", "invalid sslmode value", "invalid URI",
+        "missing \"=\"",
+    ]
+
     private static func isConfigurationProblem(_ error: PostgresError) -> Bool {
-        ["invalid port number", "invalid integer value", "invalid connection option", "invalid sslmode value", "invalid URI", "missing \"=\""]
-            .contains { error.message.contains($0) }
+        configurationMarkers.contains { error.message.contains($0) }
     }
 
     /// A refused or reset connection, or a server starting up or shutting down, may heal;
     /// a wrong password, role or database will not.
     private static func isWorthRetrying(_ error: PostgresError) -> Bool {
-        let permanentMarkers = [
-            "password authentication failed", "no password supplied", "does not exist",
-            "invalid connection option", "invalid URI", "missing \"=\"", "is not permitted to log in",
-            "no pg_hba.conf entry", "SSL is not enabled", "invalid port number", "invalid integer value", "invalid sslmode value",
+        let refusedMarkers = [
+            "password authentication failed", "no password supplied", "does not exist", "is not permitted to log in",
+            "no pg_hba.conf entry", "SSL is not enabled",
         ]
-        return !permanentMarkers.contains { error.message.contains($0) }
+        return !isConfigurationProblem(error) && !refusedMarkers.contains { error.message.contains($0) }
     }
 }

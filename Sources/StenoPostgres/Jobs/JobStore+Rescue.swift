@@ -18,17 +18,19 @@ extension JobStore {
     /// Takes back up to `limit` running jobs whose lease expired (a crashed or frozen worker):
     /// back to `queued`, or `failed` once out of attempts; the lost attempt is recorded.
     /// Any worker may call it; concurrent callers skip each other's rows.
-    /// The worker's rescue runs `rescueExpired(limit:on:)` in a transaction with what the
+    /// The worker's rescue runs `rescueExpired(limit:sparing:on:)` in a transaction with what the
     /// rescued jobs' chunks, chapters and media become (`WorkStore.rescueExpired`).
     public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil) async throws -> [RescuedJob] {
-        try await client.withTransaction { connection in try await Self.rescueExpired(limit: limit, sparing: owner, on: connection) }
+        try Self.rescuedJobs(try await client.query(Self.rescueStatement, [limit, owner]))
     }
 
     /// `owner`'s own jobs are spared: a live worker whose heartbeat ran late must not take back
     /// the jobs it is still running (another worker will, if it really stopped).
     public static func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, on connection: PostgresConnection) async throws -> [RescuedJob] {
-        let rows = try await connection.query(
-            """
+        try rescuedJobs(try await connection.query(rescueStatement, [limit, owner]))
+    }
+
+    private static let rescueStatement = """
             WITH expired AS (
                 SELECT id, lease_owner AS previous_owner,
                        CASE WHEN cancel_requested THEN 'cancelled'
@@ -55,9 +57,10 @@ extension JobStore {
                 FROM rescued r WHERE a.job_id = r.id AND a.attempt = r.attempt
             )
             SELECT * FROM rescued ORDER BY id
-            """,
-            [limit, owner])
-        return try rows.map { row in
+            """
+
+    private static func rescuedJobs(_ rows: PostgresRows) throws -> [RescuedJob] {
+        try rows.map { row in
             RescuedJob(
                 id: try row.decode("id"), kind: try row.decode("kind"), state: try row.decode("state"),
                 attempt: try row.decode("attempt"), previousOwner: try row.decode("previous_owner"),

@@ -60,13 +60,14 @@ extension WorkStore {
     /// A chunk whose job went back to the queue is `queued` again.
     public func markRequeued(job: Job) async throws {
         guard let chunkID = job.chunkID else { return }
-        try await client.withTransaction { connection in try await markRequeued(chunkID: chunkID, on: connection) }
+        try await client.query(Self.requeueChunk, [chunkID])
     }
 
     func markRequeued(chunkID: Int64, on connection: PostgresConnection) async throws {
-        try await connection.query(
-            "UPDATE chunks SET state = 'queued', updated_at = now() WHERE id = $1 AND state = 'running'", [chunkID])
+        try await connection.query(Self.requeueChunk, [chunkID])
     }
+
+    private static let requeueChunk = "UPDATE chunks SET state = 'queued', updated_at = now() WHERE id = $1 AND state = 'running'"
 
     func markChunkCancelled(chunkID: Int64, on connection: PostgresConnection) async throws {
         try await connection.query(
