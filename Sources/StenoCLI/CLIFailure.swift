@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import StenoMedia
 import StenoPostgres
 
@@ -17,13 +18,13 @@ enum CLIFailure {
             }
         }
         if let error = error as? PostgresError {
-            printError("error: \(error)")
+            // The driver's own text (SQLSTATE, statement) is for the log; the user reads plain words.
+            logger.debug("database failure", metadata: ["error": "\(error)"])
+            printError("error: \(error.explanation)")
             switch error.code {
             case .connectionFailed, .connectionLost: return StenoExitCode.databaseUnreachable
             case .invalidConfiguration: return StenoExitCode.invalidInput
-            case .serverError where error.sqlState == PostgresError.undefinedTable || error.sqlState == undefinedColumn:
-                printError("hint: the database schema is missing or out of date; run `steno migrate`")
-                return StenoExitCode.schemaOutdated
+            case .serverError where schemaStates.contains(error.sqlState ?? ""): return StenoExitCode.schemaOutdated
             default: return StenoExitCode.failed
             }
         }
@@ -32,25 +33,43 @@ enum CLIFailure {
             printError("error: \(error)")
             return ExitCode(1)
         }
-        printError("error: \(error)")
+        if isStenoError(error) {
+            printError("error: \(error)")
+            return StenoExitCode.failed
+        }
+        // Anything else (Foundation, the standard library) is a bug: its text means nothing to
+        // the user, so it goes to the log and the message says how to see it.
+        logger.error("unexpected failure", metadata: ["error": "\(String(reflecting: error))"])
+        printError("error: an unexpected failure inside steno (\(type(of: error))); run again with STENO_LOG_LEVEL=debug and report what it prints")
         return StenoExitCode.failed
+    }
+
+    /// Errors of Steno's own modules write a `description` that is safe and meant for people.
+    private static func isStenoError(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasPrefix("Steno")
     }
 
     /// Runs a command's body, turning any failure into its message and exit code.
     static func reporting(_ body: () async throws -> Void) async throws {
         do {
             try await body()
+        } catch let error as ValidationError {
+            throw error  // the parser prints it with the usage line and exits 64
         } catch {
             throw exit(for: error)
         }
     }
 
+    /// One line, whatever the message quotes: a file name or a backend's message may hold
+    /// escape sequences or newlines.
     static func printError(_ line: String) {
         var standardError = StandardError()
-        print(line, to: &standardError)
+        print(TerminalText.safe(line), to: &standardError)
     }
 
-    private static let undefinedColumn = "42703"
+    /// SQLSTATEs that mean the schema is older than the code: undefined table, column, function, object.
+    private static let schemaStates: Set<String> = [PostgresError.undefinedTable, "42703", "42883", "42704"]
+    private static let logger = Logger(label: "steno")
 }
 
 struct StandardError: TextOutputStream {

@@ -1,4 +1,5 @@
 import Foundation
+import StenoMedia
 
 #if canImport(Glibc)
 import Glibc
@@ -83,12 +84,9 @@ struct MediaSourceResolver {
 
     private func urlProblem(_ text: String, scheme: String) -> String? {
         guard scheme == "http" || scheme == "https" else {
-            return "\(text): only http and https URLs can be enqueued"
+            return "\(text): \(MediaLocation.unsupportedScheme(scheme))"
         }
-        guard let host = URL(string: text)?.host, !host.isEmpty else {
-            return "\(text): the URL has no host"
-        }
-        return nil
+        return MediaLocation(text).problem.map { "\(text): \($0)" }
     }
 
     private func fileProblem(_ path: String, root: String?) -> String? {
@@ -97,9 +95,15 @@ struct MediaSourceResolver {
             return "\(path): no such file"
         }
         if isDirectory.boolValue { return "\(path): is a directory" }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular, type != .typeSymbolicLink {
-            return "\(path): not a regular file"
+        // Followed to its target: a link to a pipe or a device is refused like the thing itself.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: canonical(path))
+        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
+            let what = switch type {
+            case .typeCharacterSpecial, .typeBlockSpecial: "a device"
+            case .typeSocket: "a socket"
+            default: "a named pipe (FIFO)"
+            }
+            return "\(path): \(what), not a regular file; enqueue the recording's file itself"
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
             return "\(path): not readable by this user (workers need to read it too)"

@@ -73,9 +73,9 @@ extension Steno {
 
         private func printTable(location: MediaLocation, info: MediaInfo) {
             let audio = info.audio
-            print("source     \(location)")
+            print("source     \(TerminalText.safe(location.description))")
             print("container  \(info.container)\(info.containerLongName.map { " (\($0))" } ?? "")")
-            if let title = info.title { print("title      \(title)") }
+            if let title = info.title { print("title      \(TerminalText.safe(title))") }
             var stream = "#\(audio.index) \(audio.codec), \(audio.sampleRate) Hz, \(audio.channels) channel\(audio.channels == 1 ? "" : "s")"
             if let layout = audio.channelLayout { stream += " (\(layout))" }
             if let bitRate = audio.bitRate { stream += ", \(bitRate / 1000) kbit/s" }
@@ -95,7 +95,7 @@ extension Steno {
             print(heading)
             for chapter in info.chapters {
                 let number = String(chapter.index + 1).leftPadded(to: 4)
-                print("  \(number)  \(chapter.start.clockDescription) - \(chapter.end.clockDescription)  \(chapter.title ?? "(untitled)")")
+                print("  \(number)  \(chapter.start.clockDescription) - \(chapter.end.clockDescription)  \(chapter.title.map(TerminalText.safe) ?? "(untitled)")")
             }
         }
     }

@@ -45,7 +45,7 @@ public final class MediaFile: @unchecked Sendable {
     }
 
     public func probe() async throws(MediaError) -> MediaInfo {
-        try await run { reader, _ throws(MediaError) in reader.probe() }
+        try await run { reader, _ throws(MediaError) in try reader.probe() }
     }
 
     /// Decodes `range` to 16 kHz mono s16 and returns it whole. Memory grows with the range

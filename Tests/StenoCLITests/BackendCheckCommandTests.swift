@@ -5,7 +5,7 @@ import Testing
 
 /// `steno backend check` against real local servers.
 @Suite struct BackendCheckCommandTests {
-    static let key = "sk-cli-check-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+    static let key = TestSecret.make("sk-cli-check")
 
     @Test func checksPrimaryAndFallbackAndPrintsJSON() async throws {
         let primary = try FaultServer(replies: [])

@@ -181,12 +181,13 @@ struct EnqueueCommandTests {
 
     @Test("an unreachable database exits 3 for every command, without the password")
     func unreachable() async throws {
+        let password = TestSecret.make("pw")
         for arguments in [["status"], ["list"], ["wait", "1"], ["report"], ["workers"], ["cancel", "1"], ["transcript", "1"]] {
             let result = try await StenoProcess.run(
-                arguments + ["--database-url", "postgres://steno:hunter2@127.0.0.1:1/steno", "--connect-window", "0"])
+                arguments + ["--database-url", "postgres://steno:\(password)@127.0.0.1:1/steno", "--connect-window", "0"])
             #expect(result.status == 3, "\(arguments): \(result.standardError)")
-            #expect(result.standardError.contains("connection_failed"))
-            #expect(!result.standardError.contains("hunter2"))
+            #expect(result.standardError.contains("cannot reach the database"), "\(result.standardError)")
+            #expect(!result.standardError.contains(password))
             #expect(!result.standardError.contains("Fatal error"))
         }
     }

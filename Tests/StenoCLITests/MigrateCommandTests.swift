@@ -42,14 +42,15 @@ struct MigrateCommandTests {
 
     @Test("an unreachable database exits 3 with a hint and no password")
     func unreachable() async throws {
+        let password = TestSecret.make("pw")
         let result = try await StenoProcess.run(
-            ["migrate", "--database-url", "postgres://steno:topsecret@127.0.0.1:1/steno", "--connect-window", "0",
+            ["migrate", "--database-url", "postgres://steno:\(password)@127.0.0.1:1/steno", "--connect-window", "0",
              "--migrations", PackageRoot.migrations.path])
         #expect(result.status == 3)
-        #expect(result.standardError.contains("connection_failed"))
+        #expect(result.standardError.contains("cannot reach the database"))
         #expect(result.standardError.contains("STENO_DATABASE_URL"))
-        #expect(!result.standardError.contains("topsecret"))
-        #expect(!result.standardOutput.contains("topsecret"))
+        #expect(!result.standardError.contains(password))
+        #expect(!result.standardOutput.contains(password))
     }
 
     @Test("a missing migrations directory says where it looked and what to pass")

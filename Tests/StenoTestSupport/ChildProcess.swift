@@ -13,17 +13,25 @@ public struct ChildProcess: Sendable {
     public var status: Int32
     public var standardOutput: String
     public var standardError: String
+    /// The child outlived its time limit and was killed (`status` is then 137).
+    public var timedOut = false
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> ChildProcess {
+    /// A child that outlives `timeLimit` is killed with SIGKILL, so that a hang fails its test
+    /// with `timedOut` instead of holding the whole run.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration = .seconds(300)
+    ) async throws -> ChildProcess {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
+                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment, timeLimit: timeLimit) })
             }
             thread.start()
         }
     }
 
-    public static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess {
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration = .seconds(300)
+    ) throws -> ChildProcess {
         let directory = FileManager.default.temporaryDirectory
         let outputPath = directory.appendingPathComponent("steno-child-\(UUID().uuidString).out").path
         let errorPath = directory.appendingPathComponent("steno-child-\(UUID().uuidString).err").path
@@ -53,16 +61,31 @@ public struct ChildProcess: Sendable {
             throw TestEnvironmentError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
         var waitStatus: Int32 = 0
-        while waitpid(pid, &waitStatus, 0) == -1 {
-            guard errno == EINTR else { throw TestEnvironmentError("waitpid failed for \(executable): errno \(errno)") }
+        var timedOut = false
+        let deadline = ContinuousClock.now + timeLimit
+        while true {
+            let reaped = waitpid(pid, &waitStatus, WNOHANG)
+            if reaped == pid { break }
+            guard reaped == 0 || errno == EINTR else { throw TestEnvironmentError("waitpid failed for \(executable): errno \(errno)") }
+            if !timedOut, ContinuousClock.now >= deadline {
+                timedOut = true
+                kill(pid, SIGKILL)
+            }
+            usleep(5_000)
         }
         // WIFEXITED / WEXITSTATUS, which Swift does not import.
         let exitStatus: Int32 = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
         let output = FileManager.default.contents(atPath: outputPath) ?? Data()
         let errors = FileManager.default.contents(atPath: errorPath) ?? Data()
+        TestOutputArchive.keep(
+            // The arguments are the test's own input (a test may pass a secret there on purpose);
+            // what is scanned is what the program printed.
+            "$ \(executable)\n--- stdout\n\(String(decoding: output, as: UTF8.self))\n--- stderr\n\(String(decoding: errors, as: UTF8.self))",
+            named: "child")
         return ChildProcess(
             status: exitStatus,
             standardOutput: String(decoding: output, as: UTF8.self),
-            standardError: String(decoding: errors, as: UTF8.self))
+            standardError: String(decoding: errors, as: UTF8.self),
+            timedOut: timedOut)
     }
 }

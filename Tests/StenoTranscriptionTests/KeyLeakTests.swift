@@ -12,7 +12,7 @@ import Glibc
 /// the backend echoes the request back.
 @Suite struct KeyLeakTests {
     private static let key = TestBackend.apiKey
-    private static let extraHeaderSecret = "org-secret-77d1c0ffee"
+    private static let extraHeaderSecret = TestSecret.make("org-secret")
 
     /// Answers by echoing the credentials back everywhere a response can carry text.
     private static func echoingServer(status: Int) throws -> FaultServer {

@@ -1,13 +1,14 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoTestSupport
 import Synchronization
 import Testing
 @testable import StenoTranscription
 
 /// Configurations with limits and backoffs short enough for tests, measured against in assertions.
 enum TestBackend {
-    static let apiKey = "sk-steno-TEST-5f3c9a1e7b2d4c6a8e0f1b3d5c7a9e2f"
+    static let apiKey = TestSecret.make("sk-steno-test")
     static let backoffBase = Duration.milliseconds(40)
     static let backoffCap = Duration.milliseconds(160)
     static let jitter = 0.2

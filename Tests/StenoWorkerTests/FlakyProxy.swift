@@ -22,7 +22,7 @@ enum FlakyProxy {
     private static func forward(_ request: RecordedRequest, to asrURL: String) -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("steno-proxy-\(UUID().uuidString).flac")
         defer { try? FileManager.default.removeItem(at: file) }
-        var arguments = ["-sS", "--max-time", "60"]
+        var arguments = ["-sS", "--max-time", "60", "-H", "Authorization: Bearer \(RunningASRBackend.apiKey)"]
         for part in request.parts {
             if part.fileName != nil {
                 guard FileManager.default.createFile(atPath: file.path, contents: Data(part.body)) else { return "{}" }

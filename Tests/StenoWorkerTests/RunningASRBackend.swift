@@ -8,9 +8,11 @@ import StenoTestSupport
 struct RunningASRBackend {
     let port: Int
     var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// The key steno-asr requires; the worker tests send it, so a whole run shows whether it leaks.
+    static let apiKey = TestSecret.make("sk-asr")
 
     static func with<Result>(_ body: (RunningASRBackend) async throws -> Result) async throws -> Result {
-        let configuration = ASRConfiguration(host: "127.0.0.1", port: 0, recognizers: 1)
+        let configuration = ASRConfiguration(host: "127.0.0.1", port: 0, recognizers: 1, apiKey: apiKey)
         let server = try ASRServer(configuration: configuration, logger: Logger(label: "steno.asr.test"))
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let services: [any Service] = [server.makeApplication { port in portContinuation.yield(port) }, server.modelLoader]

@@ -27,6 +27,7 @@ struct RunningWorker {
         settings.planner.searchWindow = MediaTime(seconds: 1)
         configure(&settings)
         var backend = TranscriptionBackendConfiguration(name: "test-backend", baseURL: backendURL)
+        backend.apiKey = APIKey(RunningASRBackend.apiKey, source: "test")
         backend.timestampGranularities = [.segment, .word]
         configureBackend(&backend)
         var logger = Logger(label: "steno.worker.test")

@@ -16,6 +16,7 @@ final class WorkerProcess: @unchecked Sendable {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["STENO_WORKER_ID"] = id
+        if merged["STENO_API_KEY"] == nil { merged["STENO_API_KEY"] = RunningASRBackend.apiKey }
         process.environment = merged
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = log
@@ -43,6 +44,7 @@ final class WorkerProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        TestOutputArchive.keep(fileAt: logPath, named: "worker-\(id)")
         try? FileManager.default.removeItem(atPath: logPath)
     }
 }

@@ -25,6 +25,9 @@ final class MediaReader {
         self.location = location
         self.logger = logger
         let source = location.description
+        if let problem = location.problem {
+            throw MediaError(.unsupportedSource, problem, source: source)
+        }
         try Self.checkLocalFile(location)
         var options: [String: String] = [:]
         if location.isNetwork {

@@ -27,6 +27,8 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         public static let network = Code(rawValue: "network")
         /// An http(s) source answered with a 4xx client error (404, 401, 403, ...): asking again
         /// gives the same answer until someone fixes the URL or its access.
+        /// The source names something Steno never reads: an unsupported URL scheme, a URL without a host.
+        public static let unsupportedSource = Code(rawValue: "unsupported_source")
         public static let sourceRejected = Code(rawValue: "source_rejected")
         /// An encoded chunk came out over the upload limit: split it, never send it as is.
         public static let encodedTooLarge = Code(rawValue: "encoded_too_large")

@@ -27,6 +27,27 @@ public enum MediaLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Why this location cannot be read at all, before any I/O: a URL of a scheme Steno does not
+    /// read (`ftp://`, `s3://`, which would otherwise be taken for a relative path), or an http
+    /// URL without a host.
+    public var problem: String? {
+        switch self {
+        case .file(let path):
+            guard let match = path.prefixMatch(of: /([A-Za-z][A-Za-z0-9+.\-]*):\/\//) else { return nil }
+            return Self.unsupportedScheme(String(match.1))
+        case .url(let text):
+            guard let host = URLComponents(string: text)?.host, !host.isEmpty else {
+                return "the URL has no host: write it as https://host/path"
+            }
+            return nil
+        }
+    }
+
+    public static func unsupportedScheme(_ scheme: String) -> String {
+        "only files and http(s) URLs can be read, not \(scheme.lowercased()):// URLs: download the recording "
+            + "to storage the workers mount, or serve it over https"
+    }
+
     public var isNetwork: Bool {
         if case .url = self { return true }
         return false

@@ -2,12 +2,21 @@ import CFFmpeg
 import StenoCore
 
 extension MediaReader {
-    /// Describes the recording from its headers; decodes nothing.
-    func probe() -> MediaInfo {
+    /// Describes the recording from its headers, and checks with a few seeks that the audio
+    /// reaches the declared end; decodes nothing.
+    func probe() throws(MediaError) -> MediaInfo {
         let format = input.pointer.pointee
         let parameters = stream.pointee.codecpar.pointee
         let declared = declaredChapters()
         let duration = self.duration
+        if let duration, let end = truncatedEnd(declared: duration) {
+            let holds = end == .zero ? "none that can be read" : "only about \(end.clockDescription)"
+            throw MediaError(
+                .truncated,
+                "the file ends early: it declares \(duration.clockDescription) of audio but holds \(holds) "
+                    + "(a download cut short?); fetch the whole file again",
+                source: source)
+        }
         var layoutName: String?
         if parameters.ch_layout.order != AV_CHANNEL_ORDER_UNSPEC {
             var buffer = [CChar](repeating: 0, count: 64)
@@ -71,5 +80,74 @@ extension MediaReader {
     static func metadataValue(_ dictionary: OpaquePointer?, _ key: String) -> String? {
         guard let dictionary, let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value else { return nil }
         return String(cString: value)
+    }
+}
+
+extension MediaReader {
+    /// Where the audio really ends when the file holds less than its header declares (a download
+    /// cut short, a book whose index promises 47 hours over a few minutes of data); nil when
+    /// audio is there up to the declared end, or when the format cannot seek and so cannot tell.
+    ///
+    /// Seeks instead of decoding: a look near the end, then a bisection of at most 24 seeks to
+    /// name the real end to about a second, whatever the length of the book.
+    func truncatedEnd(declared: MediaTime) -> MediaTime? {
+        guard declared.seconds > 2 else { return nil }
+        // First the opening packet, read without a seek: an index can describe hours of audio
+        // that are not in the file at all, and then even a seek to the start fails.
+        let opening = readsAudio(near: .zero)
+        hasReadPackets = true
+        if opening == false { return .zero }
+        let tail = MediaTime.min(MediaTime(seconds: 5), MediaTime(milliseconds: Int64(declared.seconds * 100)))
+        // A seek past the end of the data fails outright in some formats (FLAC, MP3 with a TOC),
+        // so a failed seek counts as "no audio there" once a seek elsewhere has found audio;
+        // a format that cannot seek at all tells nothing.
+        let nearEnd = hasAudio(at: declared - tail)
+        guard nearEnd != true else { return nil }
+        var good = MediaTime.zero
+        var bad = declared - tail
+        var foundAudio = false
+        for _ in 0..<24 where (bad - good).seconds > 1 {
+            let middle = MediaTime(milliseconds: Int64((good.seconds + bad.seconds) * 500))
+            if hasAudio(at: middle) == true {
+                good = middle
+                foundAudio = true
+            } else {
+                bad = middle
+            }
+        }
+        return nearEnd == false || foundAudio ? good : nil
+    }
+
+    /// Whether a whole audio packet can be read at `time`; nil when the seek itself fails.
+    private func hasAudio(at time: MediaTime) -> Bool? {
+        let timeBase = stream.pointee.time_base
+        let start = stream.pointee.start_time == steno_av_nopts_value() ? 0 : stream.pointee.start_time
+        let target = time.ticks(timeBase: Int64(timeBase.num), Int64(timeBase.den)) + start
+        guard avformat_seek_file(input.pointer, streamIndex, Int64.min, target, target, 0) >= 0 else { return nil }
+        return readsAudio(near: time)
+    }
+
+    /// Whether the next packet of the audio stream is whole and lies near `time`.
+    private func readsAudio(near time: MediaTime) -> Bool? {
+        let timeBase = stream.pointee.time_base
+        let start = stream.pointee.start_time == steno_av_nopts_value() ? 0 : stream.pointee.start_time
+        guard let packet = try? Packet() else { return nil }
+        // Packets of other streams are discarded, but a container may still hand over a few.
+        for _ in 0..<64 {
+            let read = av_read_frame(input.pointer, packet.pointer)
+            defer { packet.unref() }
+            // Only the end of the data says "truncated"; a network error says nothing either way.
+            if read < 0 { return read == steno_averror_eof() || !location.isNetwork ? false : nil }
+            if packet.pointer.pointee.stream_index == streamIndex, packet.pointer.pointee.size > 0 {
+                guard packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else { return false }
+                // A seek lands on the last packet the index knows at or before the target: an index
+                // that stops early (a book declaring 47 hours over 80 KB) puts it far before.
+                let pts = packet.pointer.pointee.pts
+                guard pts != steno_av_nopts_value() else { return true }
+                let landed = MediaTime(value: pts - start, timeBase: Int64(timeBase.num), Int64(timeBase.den))
+                return landed.seconds >= time.seconds * 0.98 - 2
+            }
+        }
+        return true
     }
 }

@@ -28,7 +28,11 @@ public struct Migration: Sendable, Equatable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw PostgresError(.migrationFailed, "cannot read the migrations directory \(directory.path): \(error.localizedDescription)")
+            var isDirectory: ObjCBool = false
+            let problem =
+                !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) ? "it does not exist"
+                : !isDirectory.boolValue ? "it is not a directory" : "permission denied"
+            throw PostgresError(.migrationFailed, "cannot read the migrations directory \(directory.path): \(problem)")
         }
         var migrations: [Migration] = []
         for fileName in names where fileName.hasSuffix(".sql") {

@@ -24,19 +24,23 @@ struct JobFailure: Sendable {
             backend = error.backend
         case let error as MediaError:
             failureClass = error.failureClass
-            message = error.reason
+            // A network failure must name the recording's server, or it reads as the backend's.
+            let fromTheSource = error.code == .network || error.code == .sourceRejected
+            message = fromTheSource ? "\(error.reason) (source \(error.source ?? "unknown"))" : error.reason
         case let error as WorkerError:
             failureClass = error.failureClass
             message = error.message
         case let error as PostgresError:
             failureClass = error.isTransient ? .transient : .internal
-            message = "database: \(error.message)"
+            message = error.explanation
         case let error as ChunkPlannerError:
             failureClass = .permanent
             message = error.description
         default:
+            // Foundation's and the standard library's texts mean nothing to a user reading
+            // `steno status`; the runner logs the error itself.
             failureClass = .internal
-            message = "\(error)"
+            message = "an unexpected failure inside the worker (\(type(of: error))): the worker's log has the details"
         }
     }
 

@@ -57,6 +57,10 @@ struct JobRunner: Sendable {
                 return
             }
             let failure = JobFailure(error)
+            if failure.failureClass == .internal || error is PostgresError {
+                // The stored reason is in plain words; the log keeps the driver's or library's own text.
+                logger.debug("job failure detail", metadata: ["error": "\(String(reflecting: error))"])
+            }
             metrics.recordFailure(failure.failureClass)
             switch failure.failureClass {
             case .transient, .internal, .lostLease:

@@ -47,7 +47,7 @@ public struct WorkStore: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch {
-            throw WorkerError(.malformedRow, .internal, "a stored JSON value has an unexpected shape: \(error)")
+            throw WorkerError(.malformedRow, .internal, "a stored \(Value.self) has an unexpected shape; is every process running the same Steno version?")
         }
     }
 }
