@@ -21,7 +21,7 @@ public struct DatabaseOptions: ParsableArguments {
     public init() {}
 
     func configuration() throws -> PostgresConfiguration {
-        var configuration = try PostgresConfiguration.fromEnvironment(defaultWait: .seconds(10))
+        var configuration = try PostgresConfiguration.fromEnvironment(defaultWait: PostgresConfiguration.cliWait)
         if let databaseURL {
             configuration.connectionString = databaseURL
         }

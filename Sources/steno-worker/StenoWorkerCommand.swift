@@ -75,8 +75,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)
-            let port = try checked(httpPort, "--http-port", 0...65535) ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? 9464
-            let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "0.0.0.0"
+            let port = try checked(httpPort, "--http-port", 0...65535) ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? WorkerConfiguration.defaultHTTPPort
+            let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? WorkerConfiguration.defaultHTTPHost
             let group = ServiceGroup(configuration: .init(
                 services: [
                     runtime,
@@ -135,7 +135,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, logger: logger)
         // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
         // minute for it by default, not the CLI's 10 s.
-        let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: .seconds(60))
+        let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: PostgresConfiguration.workerWait)
         let client = PostgresClient(configuration: database, maxConnections: min(16, settings.concurrency + 3), logger: logger)
         return try WorkerRuntime(
             configuration: settings, database: database, client: client, transcription: transcription, logger: logger)

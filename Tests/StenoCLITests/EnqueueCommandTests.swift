@@ -99,7 +99,7 @@ struct EnqueueCommandTests {
             #expect(result.standardError.contains("empty.mp3: the file is empty"))
             #expect(result.standardError.contains("nothing: the directory holds no media files"))
             #expect(result.standardError.contains("*.flac: no file matches this pattern"))
-            #expect(result.standardError.contains("ftp://example.com/a.mp3: only http and https"))
+            #expect(result.standardError.contains("ftp://example.com/a.mp3: only files and http(s) URLs can be read, not ftp://"))
             #expect(result.standardError.contains("https://: the URL has no host"))
             if !root { #expect(result.standardError.contains("locked.mp3: not readable")) }
             #expect(result.standardError.contains("nothing was enqueued"))

@@ -94,4 +94,22 @@ import Testing
             }
         }
     }
+
+    @Test("every numeric variable out of range, not finite or not whole is refused with its name, never a trap", arguments: [
+        "CONNECT_TIMEOUT", "REQUEST_TIMEOUT", "ATTEMPT_TIMEOUT", "STALL_TIMEOUT", "MAX_RETRIES", "RETRY_BASE", "RETRY_CAP",
+        "PRICE_PER_MINUTE", "FALLBACK_AFTER",
+    ])
+    func numericVariablesHaveRanges(name: String) {
+        for value in ["1e308", "inf", "nan", "-1", "99999999999999999999", "ten"] {
+            #expect {
+                _ = try FallbackTranscriptionClient.fromEnvironment(["STENO_BACKEND_URL": "http://127.0.0.1:9", "STENO_\(name)": value])
+            } throws: { error in
+                let error = error as? TranscriptionError
+                return error?.failureClass == .configuration && error?.message.contains("STENO_\(name) must be") == true
+            }
+        }
+        #expect(throws: Never.self) {
+            _ = try FallbackTranscriptionClient.fromEnvironment(["STENO_BACKEND_URL": "http://127.0.0.1:9", "STENO_\(name)": "2"])
+        }
+    }
 }

@@ -33,6 +33,10 @@ public struct PostgresConfiguration: Sendable {
     /// is not up yet (a container started beside it) or restarting, before it gives up.
     public static let waitVariable = "STENO_DATABASE_WAIT_SECONDS"
     public static let waitRange = 0...3600
+    /// A worker may start long before its database (compose, Kubernetes): it waits a minute.
+    public static let workerWait = Duration.seconds(60)
+    /// A person at the CLI wants an answer soon.
+    public static let cliWait = Duration.seconds(10)
 
     /// Reads `STENO_DATABASE_URL`, `STENO_DATABASE_PASSWORD` or `STENO_DATABASE_PASSWORD_FILE`,
     /// and `STENO_DATABASE_WAIT_SECONDS` (else `defaultWait`).

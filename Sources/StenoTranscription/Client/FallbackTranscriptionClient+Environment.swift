@@ -12,7 +12,7 @@ extension FallbackTranscriptionClient {
                 "no transcription backend is configured; set STENO_BACKEND_URL (and STENO_API_KEY or STENO_API_KEY_FILE if it needs a key)")
         }
         let fallback = try TranscriptionBackendConfiguration.fromEnvironment(environment, prefix: "STENO_FALLBACK_", defaultName: "fallback")
-        let after = try EnvironmentReader(environment: environment, prefix: "STENO_").number("FALLBACK_AFTER").map { Int($0) } ?? 2
+        let after = try EnvironmentReader(environment: environment, prefix: "STENO_").number("FALLBACK_AFTER", in: EnvironmentRanges.fallbackAfter, whole: true).map { Int($0) } ?? defaultFallbackAfter
         return FallbackTranscriptionClient(
             primary: TranscriptionClient(configuration: primary, logger: logger),
             fallback: fallback.map { TranscriptionClient(configuration: $0, logger: logger) },

@@ -14,7 +14,10 @@ public final class FallbackTranscriptionClient: Sendable {
     /// Failures of the primary on one chunk after which the fallback is used. At least 1.
     public let fallbackAfter: Int
 
-    public init(primary: TranscriptionClient, fallback: TranscriptionClient?, fallbackAfter: Int = 2) {
+    /// Primary failures on a chunk before the fallback takes it (`STENO_FALLBACK_AFTER`).
+    public static let defaultFallbackAfter = 2
+
+    public init(primary: TranscriptionClient, fallback: TranscriptionClient?, fallbackAfter: Int = defaultFallbackAfter) {
         self.primary = primary
         self.fallback = fallback
         self.fallbackAfter = max(1, fallbackAfter)

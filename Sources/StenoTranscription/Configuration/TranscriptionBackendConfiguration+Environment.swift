@@ -51,18 +51,32 @@ extension TranscriptionBackendConfiguration {
                 configuration.timestampGranularities.append(granularity)
             }
         }
-        configuration.pricePerAudioMinute = try reader.number("PRICE_PER_MINUTE")
+        let ranges = EnvironmentRanges.self
+        configuration.pricePerAudioMinute = try reader.number("PRICE_PER_MINUTE", in: ranges.price)
         var limits = configuration.limits
-        if let seconds = try reader.number("CONNECT_TIMEOUT") { limits.connect = .seconds(seconds) }
-        if let seconds = try reader.number("REQUEST_TIMEOUT") { limits.request = .seconds(seconds) }
-        if let seconds = try reader.number("ATTEMPT_TIMEOUT") { limits.attempt = .seconds(seconds) }
-        if let seconds = try reader.number("STALL_TIMEOUT") { limits.stall = .seconds(seconds) }
+        if let seconds = try reader.number("CONNECT_TIMEOUT", in: ranges.connect) { limits.connect = .seconds(seconds) }
+        if let seconds = try reader.number("REQUEST_TIMEOUT", in: ranges.request) { limits.request = .seconds(seconds) }
+        if let seconds = try reader.number("ATTEMPT_TIMEOUT", in: ranges.attempt) { limits.attempt = .seconds(seconds) }
+        if let seconds = try reader.number("STALL_TIMEOUT", in: ranges.stall) { limits.stall = .seconds(seconds) }
         configuration.limits = limits
-        if let retries = try reader.number("MAX_RETRIES") { configuration.retry.maximumRetries = max(0, Int(retries)) }
-        if let base = try reader.number("RETRY_BASE") { configuration.retry.backoff.base = .seconds(base) }
-        if let cap = try reader.number("RETRY_CAP") { configuration.retry.backoff.cap = .seconds(cap) }
+        if let retries = try reader.number("MAX_RETRIES", in: ranges.retries, whole: true) { configuration.retry.maximumRetries = Int(retries) }
+        if let base = try reader.number("RETRY_BASE", in: ranges.backoff) { configuration.retry.backoff.base = .seconds(base) }
+        if let cap = try reader.number("RETRY_CAP", in: ranges.backoff) { configuration.retry.backoff.cap = .seconds(cap) }
         return configuration
     }
+}
+
+/// The accepted range of each numeric backend variable: a value outside it (or `inf`, `nan`,
+/// `1e308`) stops the process with a message naming the variable, instead of trapping later.
+public enum EnvironmentRanges {
+    public static let connect: ClosedRange<Double> = 0.1...600
+    public static let request: ClosedRange<Double> = 1...86_400
+    public static let attempt: ClosedRange<Double> = 1...86_400
+    public static let stall: ClosedRange<Double> = 1...3_600
+    public static let retries: ClosedRange<Double> = 0...20
+    public static let backoff: ClosedRange<Double> = 0...3_600
+    public static let price: ClosedRange<Double> = 0...1_000
+    public static let fallbackAfter: ClosedRange<Double> = 1...100
 }
 
 /// Reads prefixed variables; its errors name the variable, never its value.
@@ -75,10 +89,17 @@ struct EnvironmentReader {
         return value
     }
 
-    func number(_ name: String) throws(TranscriptionError) -> Double? {
+    func number(_ name: String, in range: ClosedRange<Double>, whole: Bool = false) throws(TranscriptionError) -> Double? {
         guard let text = string(name) else { return nil }
-        guard let value = Double(text), value >= 0, value.isFinite else { throw invalid(name, "must be a non-negative number") }
+        let kind = whole ? "a whole number" : "a number"
+        guard let value = Double(text), value.isFinite, range.contains(value), !whole || value.rounded() == value else {
+            throw invalid(name, "must be \(kind) from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+        }
         return value
+    }
+
+    private static func format(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
     }
 
     /// `*_API_KEY_FILE` wins over `*_API_KEY`, as for every secret: files are how container

@@ -66,6 +66,11 @@ public struct WorkerConfiguration: Sendable {
     /// are claimed again within lease + rescue interval (12 s at the defaults).
     public var heartbeatInterval: Duration { lease / 4 }
 
+    /// The port of `/healthz`, `/readyz` and `/metrics` (Prometheus' registry lists 9464 for Steno).
+    public static let defaultHTTPPort = 9464
+    /// Every interface: probes, HEALTHCHECK and scrapes come to a container's own address.
+    public static let defaultHTTPHost = "0.0.0.0"
+
     /// `host-pid-random`: readable in `steno workers`, unique across restarts and containers.
     public static func defaultWorkerID() -> String {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "worker"

@@ -1,0 +1,78 @@
+import Foundation
+import StenoCore
+import StenoMedia
+import StenoPostgres
+import StenoTestSupport
+import StenoTranscription
+import StenoWorker
+import Testing
+
+/// The README's configuration tables state defaults; these are checked against the values the
+/// code really uses, so that a changed default cannot leave the documentation behind.
+@Suite("README defaults")
+struct ReadmeDefaultsTests {
+    static let readme = (try? String(contentsOf: PackageRoot.url.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+    /// The cells of the table row that names `variable` in backticks.
+    static func row(_ variable: String) -> [String] {
+        let line = readme.split(separator: "\n").first { $0.hasPrefix("|") && $0.contains("`\(variable)`") }
+        return line.map { $0.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value.rounded() == value ? String(Int(value)) : String(value)
+    }
+
+    @Test("steno-worker's flags table: every default is the code's")
+    func workerTable() {
+        let worker = WorkerConfiguration()
+        // | flag | variable | default | meaning |: the default is the fourth cell (the first is empty).
+        let expected: [(String, String)] = [
+            ("STENO_WORKER_CONCURRENCY", "\(worker.concurrency)"),
+            ("STENO_WORKER_EXTRACTION_SLOTS", "cores"),
+            ("STENO_WORKER_LEASE_SECONDS", Self.seconds(worker.lease)),
+            ("STENO_CHUNK_SECONDS", "\(Int(worker.planner.targetDuration.seconds))"),
+            ("STENO_WORKER_GRACE_SECONDS", Self.seconds(worker.gracePeriod)),
+            ("STENO_WORKER_POLL_SECONDS", Self.seconds(worker.pollInterval)),
+            ("STENO_WORKER_RESCUE_SECONDS", Self.seconds(worker.rescueInterval)),
+            ("STENO_SOURCE_TIMEOUT_SECONDS", Self.seconds(MediaFile.defaultSourceTimeout)),
+            ("STENO_WORKER_HTTP_PORT", "\(WorkerConfiguration.defaultHTTPPort)"),
+            ("STENO_WORKER_HTTP_HOST", WorkerConfiguration.defaultHTTPHost),
+        ]
+        for (variable, value) in expected {
+            let cells = Self.row(variable)
+            #expect(cells.count > 3 && cells[3] == value, "README's \(variable) default: \(cells), the code's: \(value)")
+        }
+        #expect(worker.extractionSlots == max(1, ProcessInfo.processInfo.activeProcessorCount))
+        #expect(Self.seconds(worker.heartbeatInterval * 4) == Self.seconds(worker.lease), "the README says a heartbeat every quarter of the lease")
+    }
+
+    @Test("the backend table: every default is the code's")
+    func backendTable() {
+        let backend = TranscriptionBackendConfiguration(name: "primary", baseURL: "http://backend")
+        let limits = backend.limits
+        let retry = backend.retry
+        // | variable | meaning | default |: the default is the fourth cell.
+        let expected: [(String, String)] = [
+            ("STENO_BACKEND_PATH", "`\(backend.path)`"),
+            ("STENO_MODEL", "`\(backend.model)`"),
+            ("STENO_RESPONSE_FORMAT", "`\(backend.responseFormat.rawValue)`"),
+            ("STENO_TIMESTAMP_GRANULARITIES", "`\(backend.timestampGranularities.map(\.rawValue).joined(separator: ","))`"),
+            ("STENO_CONNECT_TIMEOUT", [limits.connect, limits.request, limits.attempt, limits.stall].map(Self.seconds).joined(separator: ", ")),
+            ("STENO_MAX_RETRIES", "\(retry.maximumRetries), \(Self.seconds(retry.backoff.base)), \(Self.seconds(retry.backoff.cap))"),
+            ("STENO_FALLBACK_AFTER", "none, \(FallbackTranscriptionClient.defaultFallbackAfter)"),
+        ]
+        for (variable, value) in expected {
+            let cells = Self.row(variable)
+            #expect(cells.count > 3 && cells[3] == value, "README's \(variable) default: \(cells), the code's: \(value)")
+        }
+    }
+
+    @Test("the database wait: 60 s for the worker, 10 s for the CLI, as the README says")
+    func databaseWait() {
+        let cells = Self.row("STENO_DATABASE_WAIT_SECONDS")
+        #expect(cells.count > 3 && cells[3] == Self.seconds(PostgresConfiguration.workerWait), "\(cells)")
+        #expect(Self.readme.contains("`steno` waits \(Self.seconds(PostgresConfiguration.cliWait)) s by default"))
+    }
+}
