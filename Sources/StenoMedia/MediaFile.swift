@@ -37,15 +37,19 @@ public final class MediaFile: @unchecked Sendable {
         self.queue = DispatchQueue(label: "steno.media.file")
     }
 
-    /// Opens `location` and describes it.
+    /// Opens `location` and describes it; see `probe(verifyingEnd:)`.
     public static func probe(
-        _ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")
+        _ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, verifyingEnd: Bool = true,
+        logger: Logger = Logger(label: "steno.media")
     ) async throws(MediaError) -> MediaInfo {
-        try await MediaFile(location, sourceTimeout: sourceTimeout, logger: logger).probe()
+        try await MediaFile(location, sourceTimeout: sourceTimeout, logger: logger).probe(verifyingEnd: verifyingEnd)
     }
 
-    public func probe() async throws(MediaError) -> MediaInfo {
-        try await run { reader, _ throws(MediaError) in try reader.probe() }
+    /// Describes the recording from its headers. With `verifyingEnd` (the default) it also checks,
+    /// with a few seeks and no decoding, that the audio reaches the declared end, and throws
+    /// `truncated` naming where it really ends; without, it describes even a file cut short.
+    public func probe(verifyingEnd: Bool = true) async throws(MediaError) -> MediaInfo {
+        try await run { reader, _ throws(MediaError) in try reader.probe(verifyingEnd: verifyingEnd) }
     }
 
     /// Decodes `range` to 16 kHz mono s16 and returns it whole. Memory grows with the range

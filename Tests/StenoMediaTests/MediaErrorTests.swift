@@ -62,9 +62,33 @@ import Testing
         #expect(await probeError(.file(path: copy.path))?.code == .permissionDenied)
     }
 
+    @Test("probe finds files that hold less audio than they declare, and where their audio ends; whole files pass")
+    func probeFindsTruncatedFiles() async throws {
+        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("steno-cut-\(UUID().uuidString.prefix(8)).mp3")
+        defer { try? FileManager.default.removeItem(at: cut) }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("book.mp3")))
+        try whole.prefix(whole.count * 4 / 10).write(to: cut)
+        let truncated: [(String, String)] = [
+            (try Fixtures.path("truncated.m4b"), "holds only about 0:00:1"), (cut.path, "holds only about 0:00:1"),
+            (try Fixtures.shared("nero-chapters.m4b"), "holds none that can be read"),
+            (try Fixtures.shared("toc_many_children.mp3"), "holds only about 0:00:0"),
+        ]
+        for (path, words) in truncated {
+            let error = await #expect(throws: MediaError.self) { try await MediaFile.probe(.file(path: path)) }
+            #expect(error?.code == .truncated, "\(path): \(String(describing: error))")
+            #expect(error?.reason.contains(words) == true, "\(path): \(String(describing: error))")
+            #expect(error?.failureClass == .media)
+        }
+        let complete = try ["book.m4b", "book.mp3", "talk.mp4", "talk.mkv"].map { try Fixtures.path($0) }
+            + ["alac.m4a", "bad-xing.mp3", "ep7.m4b", "example.opus", "silence-1.wma", "silence-44-s.flac", "simple.mkv"].map { try Fixtures.shared($0) }
+        for path in complete {
+            await #expect(throws: Never.self, "\(path)") { _ = try await MediaFile.probe(.file(path: path)) }
+        }
+    }
+
     @Test func truncatedFileReportsTheShortfall() async throws {
         let file = MediaFile(.file(path: try Fixtures.path("truncated.m4b")))
-        let info = try await file.probe()
+        let info = try await file.probe(verifyingEnd: false)
         let duration = try #require(info.duration)
         let error = await #expect(throws: MediaError.self) { try await file.decode(.zero..<duration) }
         #expect(error?.code == .truncated, "\(String(describing: error))")
@@ -74,13 +98,13 @@ import Testing
     @Test func containersDeclaringMoreThanTheyHoldAreTruncated() async throws {
         // 112 chapters over 47 declared hours, almost no audio.
         let nero = MediaFile(.file(path: try Fixtures.shared("nero-chapters.m4b")))
-        let neroChapter = try #require(try await nero.probe().chapters.dropFirst(5).first)
+        let neroChapter = try #require(try await nero.probe(verifyingEnd: false).chapters.dropFirst(5).first)
         let neroError = await #expect(throws: MediaError.self) { try await nero.decode(neroChapter.start..<neroChapter.end) }
         #expect(neroError?.code == .truncated, "\(String(describing: neroError))")
 
         // 13 s declared, a few milliseconds of frames.
         let markers = MediaFile(.file(path: try Fixtures.shared("toc_many_children.mp3")))
-        let duration = try #require(try await markers.probe().duration)
+        let duration = try #require(try await markers.probe(verifyingEnd: false).duration)
         let markerError = await #expect(throws: MediaError.self) { try await markers.decode(.zero..<duration) }
         #expect(markerError?.code == .truncated)
         #expect(markerError?.reason.contains("missing") == true)

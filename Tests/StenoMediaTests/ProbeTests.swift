@@ -21,7 +21,8 @@ import Testing
     }
 
     private func compareWithFFprobe(_ path: String) async throws {
-        let info = try await MediaFile.probe(.file(path: path))
+        // The headers alone: some of these files hold less audio than they declare.
+        let info = try await MediaFile.probe(.file(path: path), verifyingEnd: false)
         let reference = try FFprobeReference(path: path)
         #expect(info.declaredChapters.map(\.start) == reference.declaredChapters.map(\.start))
         #expect(info.declaredChapters.map(\.end) == reference.declaredChapters.map(\.end))
@@ -71,11 +72,11 @@ import Testing
         #expect(flac.chapters.last?.end == MediaTime(value: 162_496, timeBase: 1, 44100))
         #expect(!flac.hasVideo, "a cover picture is not video")
 
-        let markers = try await MediaFile.probe(.file(path: try Fixtures.shared("toc_many_children.mp3")))
+        let markers = try await MediaFile.probe(.file(path: try Fixtures.shared("toc_many_children.mp3")), verifyingEnd: false)
         #expect(markers.declaredChapters.count == 129)
         #expect(markers.chapters.count == 1 && markers.chapters[0].title == nil)
 
-        let nero = try await MediaFile.probe(.file(path: try Fixtures.shared("nero-chapters.m4b")))
+        let nero = try await MediaFile.probe(.file(path: try Fixtures.shared("nero-chapters.m4b")), verifyingEnd: false)
         #expect(nero.chapters.count == 112)
         #expect(nero.chapters[1].start == MediaTime(value: 175_070_000, timeBase: 1, 10_000_000))
 

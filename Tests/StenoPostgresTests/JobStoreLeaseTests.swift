@@ -84,16 +84,24 @@ struct JobStoreLeaseTests {
             let id = try await store.enqueue(NewJob(kind: .chunk, maxAttempts: 2))
 
             let first = try #require(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).first?.lease)
-            let decision = try await store.retryLater(first, after: .milliseconds(300), .init(.transient, "HTTP 503", httpStatus: 503))
+            // Wide enough that a busy machine (the suite runs in parallel) cannot pass run_at
+            // between the requeue and the claim that must find nothing.
+            let requeued = ContinuousClock.now
+            let decision = try await store.retryLater(first, after: .seconds(2), .init(.transient, "HTTP 503", httpStatus: 503))
             guard case .requeued(let runAt) = decision else {
                 Issue.record("expected a requeue, got \(decision)")
                 return
             }
             #expect(runAt.timeIntervalSinceNow > 0)
             #expect(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).isEmpty, "not claimable before run_at")
-            try await Task.sleep(for: .milliseconds(400))
+            var claimed: [Job] = []
+            while claimed.isEmpty, ContinuousClock.now - requeued < .seconds(15) {
+                try await Task.sleep(for: .milliseconds(100))
+                claimed = try await store.claim(limit: 1, worker: "w", lease: .seconds(30))
+            }
+            #expect(ContinuousClock.now - requeued >= .milliseconds(1900), "claimed before its run_at")
 
-            let second = try #require(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).first?.lease)
+            let second = try #require(claimed.first?.lease)
             #expect(second.attempt == 2)
             #expect(try await store.retryLater(second, after: .seconds(1), .init(.transient, "HTTP 503", httpStatus: 503)) == .failed)
             let attempts = try await store.attempts(ofJob: id)

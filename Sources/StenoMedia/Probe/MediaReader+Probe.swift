@@ -4,12 +4,12 @@ import StenoCore
 extension MediaReader {
     /// Describes the recording from its headers, and checks with a few seeks that the audio
     /// reaches the declared end; decodes nothing.
-    func probe() throws(MediaError) -> MediaInfo {
+    func probe(verifyingEnd: Bool) throws(MediaError) -> MediaInfo {
         let format = input.pointer.pointee
         let parameters = stream.pointee.codecpar.pointee
         let declared = declaredChapters()
         let duration = self.duration
-        if let duration, let end = truncatedEnd(declared: duration) {
+        if verifyingEnd, let duration, let end = truncatedEnd(declared: duration) {
             let holds = end == .zero ? "none that can be read" : "only about \(end.clockDescription)"
             throw MediaError(
                 .truncated,
