@@ -32,6 +32,25 @@ private func rms<C: Collection>(_ samples: C) -> Double where C.Element == Int16
 }
 
 @Suite struct DecodeTests {
+    @Test("a book joined from AAC parts by stream copy decodes to its end: each part's priming is within tolerance, as for the ffmpeg CLI")
+    func bookJoinedByStreamCopyDecodesWhole() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("steno-joined-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let part = directory.appendingPathComponent("part.m4a").path
+        let joined = directory.appendingPathComponent("joined.m4a").path
+        try #require(try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-stream_loop", "-1", "-i", try Fixtures.path("book.m4b"),
+                                                          "-t", "60", "-ac", "1", "-c:a", "aac", "-b:a", "32k", part]).status == 0)
+        try #require(try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-stream_loop", "9", "-i", part, "-map_chapters", "-1",
+                                                          "-c", "copy", joined]).status == 0)
+        let file = MediaFile(.file(path: joined))
+        let duration = try #require(try await file.probe().duration)
+        #expect(duration > MediaTime(seconds: 599))
+        let report = try await file.decode(.zero..<duration) { _ in }
+        #expect(report.samples == duration.sampleIndex(rate: 16_000))
+        #expect(report.paddedSamples > 0, "the joined parts should declare a little more than they hold")
+    }
+
     static let decodable: [(String, Bool)] = [
         ("book.m4b", false), ("book.mp3", false), ("talk.mp4", false), ("talk.mkv", false),
         ("alac.m4a", true), ("ep7.m4b", true), ("ep9.m4b", true), ("silence-1.wma", true),
