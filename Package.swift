@@ -36,6 +36,8 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
         ),
+        // glibc's allocator tuning; StenoMedia uses it for the memory FFmpeg's demuxers take.
+        .systemLibrary(name: "CMalloc"),
 
         // Pure Swift: domain types and logic, no C and no I/O.
         .target(name: "StenoCore"),
@@ -49,7 +51,7 @@ let package = Package(
         // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
         .target(
             name: "StenoMedia",
-            dependencies: ["CFFmpeg", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CFFmpeg", "CMalloc", "StenoCore", .product(name: "Logging", package: "swift-log")]
         ),
 
         // libcurl client for OpenAI-compatible transcription backends.

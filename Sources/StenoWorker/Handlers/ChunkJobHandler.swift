@@ -48,6 +48,10 @@ public struct ChunkJobHandler: JobHandler {
         } catch let error as MediaError where error.code == .encodedTooLarge {
             return try await split(chunk, range: range, file: file, context: context, error: error)
         }
+        // The open input holds the file's whole packet index (tens of MB for a long book): closed
+        // before the upload, so that open inputs are bounded by the extraction slots, not by
+        // the jobs waiting on the backend.
+        await file.close()
         try context.checkCancellation()
         let request = TranscriptionRequest(
             audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),

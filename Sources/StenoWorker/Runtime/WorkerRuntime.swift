@@ -66,6 +66,7 @@ public final class WorkerRuntime: Service, Sendable {
     public var jobsInFlight: Int { inFlight.count }
 
     public func run() async throws {
+        MediaMemory.keepLargeBlocksOutOfTheHeap()
         try await registerOnceMigrated()
         if Task.isShuttingDownGracefully { return }
         logger.info("worker started", metadata: [
