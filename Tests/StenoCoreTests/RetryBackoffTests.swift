@@ -49,3 +49,14 @@ struct JobVocabularyTests {
         #expect(queued.lease == nil)
     }
 }
+
+@Suite("AnswerDisposal")
+struct AnswerDisposalTests {
+    @Test("an answer is written while its chunk is unfinished, and otherwise discarded with the reason", arguments: [
+        ("queued", nil), ("running", nil), ("succeeded", AnswerDisposal.DiscardReason.alreadyAnswered),
+        ("cancelled", .chunkEnded), ("split", .chunkEnded), ("failed", .chunkEnded), (nil, .chunkEnded),
+    ] as [(String?, AnswerDisposal.DiscardReason?)])
+    func discardReason(state: String?, expected: AnswerDisposal.DiscardReason?) {
+        #expect(AnswerDisposal.discardReason(forChunkState: state) == expected)
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StenoCore
 import StenoMedia
+import StenoPostgres
 import StenoTranscription
 
 /// The chunk job: encodes the chunk's range into memory, transcribes it, and stores text,
@@ -15,11 +16,14 @@ public struct ChunkJobHandler: JobHandler {
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
     let sourceTimeout: Duration
+    let answerWriteWindow: Duration
 
     public init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, sourceTimeout: Duration = MediaFile.defaultSourceTimeout
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, sourceTimeout: Duration = MediaFile.defaultSourceTimeout,
+        answerWriteWindow: Duration = .seconds(120)
     ) {
+        self.answerWriteWindow = answerWriteWindow
         self.metrics = metrics
         self.sourceTimeout = sourceTimeout
         self.store = store
@@ -38,7 +42,14 @@ public struct ChunkJobHandler: JobHandler {
             try await store.completeOnly(context.lease)
             return .completed
         }
-        try await store.markRunning(chunkID: chunkID)
+        guard try await store.markRunning(chunkID: chunkID) else {
+            // Answered by an earlier attempt as this one started (its write had the row): done.
+            guard let now = try await store.chunk(chunkID), now.state == "succeeded" || now.state == "split" else {
+                return .cancelled(reason: "the chunk, its chapter or its media is cancelled")
+            }
+            try await store.completeOnly(context.lease)
+            return .completed
+        }
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
@@ -60,12 +71,54 @@ public struct ChunkJobHandler: JobHandler {
             request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
         let stored = Self.stored(result, chunkStart: chunk.start, encodedBytes: encoded.data.count)
-        let merging = try await store.storeTranscription(context.lease, chunk: chunk, stored)
-        context.logger.info("transcribed chunk", metadata: [
+        let disposal = try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
+        let logged: Logger.Metadata = [
             "chunk.index": "\(chunk.index)", "bytes": "\(encoded.data.count)", "words": "\(stored.words.count)",
-            "backend": "\(result.backend)", "latency": "\(result.latency)", "merge_enqueued": "\(merging)",
-        ])
-        return .completed
+            "backend": "\(result.backend)", "latency": "\(result.latency)",
+        ]
+        switch disposal {
+        case .stored(let merging):
+            context.logger.info("transcribed chunk", metadata: logged.merging(["merge_enqueued": "\(merging)"]) { $1 })
+            return .completed
+        case .keptAfterLeaseLost(let merging):
+            context.logger.warning(
+                "kept the chunk's answer although the job's lease was lost; its new holder will find the chunk done",
+                metadata: logged.merging(["merge_enqueued": "\(merging)"]) { $1 })
+            throw WorkerError(.leaseLost, .lostLease, "the lease of \(context.lease) was lost after the answer was stored", jobID: context.job.id)
+        case .discarded(let reason):
+            metrics.recordDiscardedAnswer(reason)
+            context.logger.warning("discarded the chunk's answer", metadata: logged.merging(["reason": "\(reason.rawValue)"]) { $1 })
+            if reason == .alreadyAnswered {
+                try await store.completeOnly(context.lease)
+                return .completed
+            }
+            return .cancelled(reason: "the chunk was cancelled, split or failed while its answer was on the way")
+        }
+    }
+
+    /// Writes an answer, retrying while the database is unreachable (a restart, a failover)
+    /// with the answer held in memory: the audio is never uploaded again for a database blip.
+    private func keepingTheAnswer(
+        _ context: JobContext, _ write: () async throws -> AnswerDisposal
+    ) async throws -> AnswerDisposal {
+        let deadline = ContinuousClock.now + answerWriteWindow
+        var delay = Duration.milliseconds(250)
+        while true {
+            do {
+                return try await write()
+            } catch let error as PostgresError where error.isTransient {
+                guard ContinuousClock.now + delay < deadline else {
+                    metrics.recordDiscardedAnswer(.database)
+                    context.logger.error("could not store the chunk's answer; it is lost", metadata: ["error": "\(error)"])
+                    throw error
+                }
+                context.logger.warning("could not store the chunk's answer; retrying with it held in memory", metadata: [
+                    "error": "\(error)", "retry_in": "\(delay)",
+                ])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
     }
 
     private var audioFormat: AudioFormat {

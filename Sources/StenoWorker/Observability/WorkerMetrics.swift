@@ -36,6 +36,12 @@ public final class WorkerMetrics: Sendable {
         CoreMetrics.Counter(label: "steno_worker_failures_total", dimensions: [("class", failureClass.rawValue)], factory: factory).increment()
     }
 
+    /// An answer the backend returned (and may have charged for) that could not be kept.
+    func recordDiscardedAnswer(_ reason: AnswerDisposal.DiscardReason) {
+        CoreMetrics.Counter(label: "steno_worker_answers_discarded_total", dimensions: [("reason", reason.rawValue)], factory: factory)
+            .increment()
+    }
+
     func recordTranscription(latency: Duration, audioSeconds: Double) {
         let (seconds, attoseconds) = latency.components
         self.latency.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

@@ -54,7 +54,7 @@ public final class WorkerRuntime: Service, Sendable {
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
                 store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
-                metrics: metrics, sourceTimeout: configuration.sourceTimeout),
+                metrics: metrics, sourceTimeout: configuration.sourceTimeout, answerWriteWindow: configuration.answerWriteWindow),
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(

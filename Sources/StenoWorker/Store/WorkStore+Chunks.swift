@@ -51,9 +51,13 @@ extension WorkStore {
     }
 
     /// `queued` (or `failed`, on a retry) -> `running`.
-    public func markRunning(chunkID: Int64) async throws {
-        try await client.query(
-            "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running')", [chunkID])
+    /// Marks the chunk running; false when it is no longer to be transcribed. The update waits
+    /// for a write of the chunk in progress (an earlier attempt storing its answer) and then
+    /// sees its outcome, so a job run again never uploads a chunk that was answered meanwhile.
+    public func markRunning(chunkID: Int64) async throws -> Bool {
+        !(try await client.query(
+            "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running') RETURNING id",
+            [chunkID])).isEmpty
     }
 
     /// Stores the transcription and completes the chunk job; when this was the chapter's last
@@ -61,23 +65,39 @@ extension WorkStore {
     /// whether it did. The chapter row is locked first, so that two chunks finishing at once
     /// see each other and exactly one of them enqueues the merge.
     @discardableResult
-    public func storeTranscription(_ lease: JobLease, chunk: ChunkRecord, _ stored: StoredTranscription) async throws -> Bool {
+    public func storeTranscription(_ lease: JobLease, chunk: ChunkRecord, _ stored: StoredTranscription) async throws -> AnswerDisposal {
         try await client.withTransaction { connection in
             try await connection.query("SELECT id FROM chapters WHERE id = $1 FOR UPDATE", [chunk.chapterID])
+            let state = try await connection.query("SELECT state FROM chunks WHERE id = $1 FOR UPDATE", [chunk.id])
+                .first.map { try $0.decode("state", as: String.self) }
+            if let reason = AnswerDisposal.discardReason(forChunkState: state) {
+                // A write retried after the connection broke may find its own first try committed.
+                let ours = try await connection.query(
+                    "SELECT 1 AS ours FROM job_attempts WHERE job_id = $1 AND attempt = $2 AND outcome = 'succeeded'",
+                    [lease.jobID, lease.attempt])
+                if reason == .alreadyAnswered && !ours.isEmpty { return .stored(mergeEnqueued: false) }
+                try await connection.query(
+                    "UPDATE job_attempts SET answer_discarded = $3 WHERE job_id = $1 AND attempt = $2",
+                    [lease.jobID, lease.attempt, reason.rawValue])
+                return .discarded(reason)
+            }
+            // Written whether or not the attempt still holds its lease: any answer for this
+            // audio is as good as another, and it has been paid for.
             try await connection.query(
                 """
                 UPDATE chunks
                 SET text = $2, segments = $3::jsonb, words = $4::jsonb, encoded_bytes = $5, backend = $6, model = $7,
                     usage_seconds = $8, cost_usd = $9, state = 'succeeded', error_class = NULL, error_message = NULL,
                     finished_at = now(), updated_at = now()
-                WHERE id = $1 AND state NOT IN ('cancelled', 'split')
+                WHERE id = $1
                 """,
                 [
                     chunk.id, stored.text, try Self.json(stored.segments), stored.words.isEmpty ? nil : try Self.json(stored.words),
                     stored.encodedBytes, stored.backend, stored.model, stored.usageSeconds, stored.costUSD,
                 ])
-            try await complete(lease, on: connection)
-            return try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
+            let held = try await JobStore.finish(lease, state: .succeeded, outcome: .succeeded, failure: nil, on: connection)
+            let merging = try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
+            return held ? .stored(mergeEnqueued: merging) : .keptAfterLeaseLost(mergeEnqueued: merging)
         }
     }
 
