@@ -60,3 +60,19 @@ struct AnswerDisposalTests {
         #expect(AnswerDisposal.discardReason(forChunkState: state) == expected)
     }
 }
+
+@Suite("OutageProbe")
+struct OutageProbeTests {
+    @Test("a new outage waits the initial time; each failed probe doubles the wait up to the cap")
+    func probeWaitsDouble() {
+        let probe = OutageProbe(initial: .seconds(5), cap: .seconds(300))
+        var wait = probe.next(after: nil)
+        var waits = [wait]
+        for _ in 0..<8 {
+            wait = probe.next(after: wait)
+            waits.append(wait)
+        }
+        #expect(waits == [5, 10, 20, 40, 80, 160, 300, 300, 300].map { Duration.seconds($0) })
+        #expect(OutageProbe(initial: .seconds(10), cap: .seconds(1)).cap == .seconds(10), "a cap below the first wait is raised to it")
+    }
+}

@@ -113,6 +113,31 @@ extension JobStore {
         }
     }
 
+    /// Puts a job back in the queue until `runAt` without using up one of its attempts, because
+    /// the failure was not the job's (its backend is down). `false` when the lease was lost.
+    @discardableResult
+    public func postpone(_ lease: JobLease, until runAt: Date, _ failure: Failure) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            WITH postponed AS (
+                UPDATE jobs j
+                SET state = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
+                    max_attempts = CASE WHEN j.cancel_requested THEN j.max_attempts ELSE j.max_attempts + 1 END,
+                    finished_at = CASE WHEN j.cancel_requested THEN now() END,
+                    lease_owner = NULL, lease_expires_at = NULL, run_at = $4, updated_at = now(),
+                    error_class = $5, error_message = $6
+                WHERE j.id = $1 AND j.lease_owner = $2 AND j.attempt = $3 AND j.state = 'running'
+                RETURNING j.id, j.attempt
+            ), recorded AS (
+                UPDATE job_attempts a SET finished_at = now(), outcome = 'released', error_class = $5, message = $6
+                FROM postponed p WHERE a.job_id = p.id AND a.attempt = p.attempt
+            )
+            SELECT id FROM postponed
+            """,
+            [lease.jobID, lease.owner, lease.attempt, runAt, failure.errorClass.rawValue, failure.message])
+        return !rows.isEmpty
+    }
+
     /// Hands running jobs back at shutdown: queued again at once, without using up one of the job's
     /// attempts (or cancelled, when the flag is set). Returns the leases that still held.
     @discardableResult

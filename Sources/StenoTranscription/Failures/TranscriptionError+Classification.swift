@@ -119,3 +119,13 @@ extension TranscriptionError {
         return (.transient, .transferFailed, "the transfer failed")
     }
 }
+
+extension TranscriptionError {
+    /// Whether the failure says the backend is down rather than failing this request: it could
+    /// not be reached (refused, DNS, TLS, no route), the connection broke, or it did not answer in
+    /// time. Such failures pause the backend for the whole fleet instead of using up attempts.
+    /// An HTTP answer, even a 5xx, means the backend is up.
+    public var meansBackendDown: Bool {
+        failureClass == .transient && status == nil && [.connectionFailed, .transferFailed, .timedOut].contains(code)
+    }
+}

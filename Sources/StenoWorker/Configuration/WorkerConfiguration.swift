@@ -28,6 +28,8 @@ public struct WorkerConfiguration: Sendable {
     public var retryBackoff: RetryBackoff
     /// How long chunk jobs are not claimed after the backend rejected the configuration (a bad key).
     public var configurationPause: Duration
+    /// How long chunk jobs leave a backend that is down alone before one probes it, doubling.
+    public var outageProbe = OutageProbe()
     /// How long a chunk job keeps retrying the write of an answer it holds in memory while the
     /// database is unreachable (a restart, a failover), instead of uploading the audio again.
     public var answerWriteWindow: Duration = .seconds(120)

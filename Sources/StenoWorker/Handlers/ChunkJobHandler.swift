@@ -17,12 +17,14 @@ public struct ChunkJobHandler: JobHandler {
     let metrics: WorkerMetrics
     let sourceTimeout: Duration
     let answerWriteWindow: Duration
+    let outages: KnownOutages
 
-    public init(
+    init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, sourceTimeout: Duration = MediaFile.defaultSourceTimeout,
-        answerWriteWindow: Duration = .seconds(120)
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages,
+        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
+        self.outages = outages
         self.answerWriteWindow = answerWriteWindow
         self.metrics = metrics
         self.sourceTimeout = sourceTimeout
@@ -70,6 +72,15 @@ public struct ChunkJobHandler: JobHandler {
         let result = try await transcription.transcribe(
             request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
+        if outages.outage(of: result.backend) != nil {
+            // The probe (or a job that was already running) got an answer: the fleet resumes.
+            outages.forget(result.backend)
+            if let since = try await store.endOutage(backend: result.backend) {
+                context.logger.notice("the backend answers again; chunk jobs resume", metadata: [
+                    "backend": "\(result.backend)", "down_for_seconds": "\(Int(Date().timeIntervalSince(since)))",
+                ])
+            }
+        }
         let stored = Self.stored(result, chunkStart: chunk.start, encodedBytes: encoded.data.count)
         let disposal = try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
         let logged: Logger.Metadata = [

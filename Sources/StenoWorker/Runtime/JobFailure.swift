@@ -13,6 +13,8 @@ struct JobFailure: Sendable {
     var retryAt: Date?
     /// The backend that answered, for a configuration failure's pause.
     var backend: String?
+    /// The backend could not be reached or did not answer: an outage, not this job's fault.
+    var backendDown = false
 
     init(_ error: any Error) {
         switch error {
@@ -22,6 +24,7 @@ struct JobFailure: Sendable {
             httpStatus = error.status
             retryAt = error.retryAt
             backend = error.backend
+            backendDown = error.meansBackendDown
         case let error as MediaError:
             failureClass = error.failureClass
             // A network failure must name the recording's server, or it reads as the backend's.

@@ -12,6 +12,10 @@ struct JobRunner: Sendable {
     let configuration: WorkerConfiguration
     let inFlight: InFlightJobs
     let pause: BackendPause
+    let outages: KnownOutages
+    /// Whether a backend outage pauses chunk jobs: only without a fallback, which otherwise
+    /// takes the chunks the primary cannot answer.
+    let outagesPause: Bool
     let metrics: WorkerMetrics
     let logger: Logger
 
@@ -62,6 +66,10 @@ struct JobRunner: Sendable {
                 logger.debug("job failure detail", metadata: ["error": "\(String(reflecting: error))"])
             }
             metrics.recordFailure(failure.failureClass)
+            if failure.backendDown && outagesPause && job.kind == .chunk {
+                try await postpone(job, lease: lease, failure: failure, logger: logger)
+                return
+            }
             switch failure.failureClass {
             case .transient, .internal, .lostLease:
                 var delay = configuration.retryBackoff.delay(afterAttempt: job.attempt)
@@ -90,6 +98,22 @@ struct JobRunner: Sendable {
             // The job stays running under this worker's lease until it expires and is rescued.
             logger.error("could not record how the job ended", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The backend is down: the fleet stops sending it chunks until a probe gets an answer, and
+    /// this job waits in the queue with its attempt given back, however long the outage lasts.
+    private func postpone(_ job: Job, lease: JobLease, failure: JobFailure, logger: Logger) async throws {
+        let backend = failure.backend ?? "primary"
+        let outage = try await store.recordOutage(backend: backend, reason: failure.message, probe: configuration.outageProbe)
+        outages.learn(outage)
+        if try await jobs.postpone(lease, until: outage.probeAt, failure.storeFailure) {
+            try await store.markRequeued(job: job)
+            metrics.recordJob(job.kind, outcome: .postponed)
+        }
+        logger.warning("the backend is down; the fleet sends it no chunks until a probe gets an answer", metadata: [
+            "backend": "\(backend)", "error": "\(failure.message)", "failures": "\(outage.failures)",
+            "next_probe": "\(outage.probeAt)", "down_since": "\(outage.since)",
+        ])
     }
 
     private func retry(_ job: Job, lease: JobLease, after delay: Duration, failure: JobFailure, logger: Logger) async throws {

@@ -21,6 +21,10 @@ public final class WorkerRuntime: Service, Sendable {
     private let runner: JobRunner
     private let inFlight = InFlightJobs()
     private let pause = BackendPause()
+    private let outages = KnownOutages()
+    /// The backend chunk jobs go to first, and whether its outages pause them (no fallback).
+    private let primaryBackend: String
+    private let outagesPause: Bool
     private let notifier: WebhookNotifier
     private let noticeWakeup = Wakeup()
     private let claimWakeup = Wakeup()
@@ -47,6 +51,9 @@ public final class WorkerRuntime: Service, Sendable {
         self.store = store
         self.jobs = jobs
         self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, logger: logger)
+        let outages = self.outages
+        self.primaryBackend = transcription.primary.configuration.name
+        self.outagesPause = transcription.fallback == nil
         let planner = try ChunkPlanner(configuration: configuration.planner)
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
         let handlers: [JobKind: any JobHandler] = [
@@ -54,12 +61,13 @@ public final class WorkerRuntime: Service, Sendable {
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
                 store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
-                metrics: metrics, sourceTimeout: configuration.sourceTimeout, answerWriteWindow: configuration.answerWriteWindow),
+                metrics: metrics, outages: outages, sourceTimeout: configuration.sourceTimeout,
+                answerWriteWindow: configuration.answerWriteWindow),
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(
             handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause,
-            metrics: metrics, logger: logger)
+            outages: outages, outagesPause: transcription.fallback == nil, metrics: metrics, logger: logger)
     }
 
     /// Jobs running right now.
@@ -143,8 +151,7 @@ public final class WorkerRuntime: Service, Sendable {
             var claimed: [Job] = []
             if room > 0 {
                 do {
-                    let kinds: [JobKind]? = pause.isPaused ? [.media, .chapter, .merge] : nil
-                    claimed = try await jobs.claim(limit: room, worker: configuration.workerID, lease: configuration.lease, kinds: kinds)
+                    claimed = try await claim(room: room)
                 } catch {
                     logger.warning("could not claim jobs", metadata: ["error": "\(error)"])
                 }
@@ -164,6 +171,30 @@ public final class WorkerRuntime: Service, Sendable {
                 await claimWakeup.wait(timeout: configuration.pollInterval)
             }
         }
+    }
+
+    /// Claims up to `room` jobs. While the primary backend is down, chunk jobs wait, except the
+    /// one chunk job of a probe when it is due and this worker takes it.
+    private func claim(room: Int) async throws -> [Job] {
+        let worker = configuration.workerID
+        let others: [JobKind] = [.media, .chapter, .merge]
+        if pause.isPaused {
+            return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: others)
+        }
+        guard outagesPause, let outage = outages.outage(of: primaryBackend) else {
+            return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: nil)
+        }
+        var claimed: [Job] = []
+        if outage.probeAt <= Date(), try await store.takeProbe(backend: primaryBackend) {
+            claimed = try await jobs.claim(limit: 1, worker: worker, lease: configuration.lease, kinds: [.chunk])
+            if !claimed.isEmpty {
+                logger.info("probing a backend that is down with one chunk job", metadata: ["backend": "\(primaryBackend)"])
+            }
+        }
+        if room > claimed.count {
+            claimed += try await jobs.claim(limit: room - claimed.count, worker: worker, lease: configuration.lease, kinds: others)
+        }
+        return claimed
     }
 
     /// After shutdown began: waits up to the grace period for running jobs, then stops the rest,
@@ -227,9 +258,15 @@ public final class WorkerRuntime: Service, Sendable {
                     case .lost: inFlight.stop(lease.jobID, .leaseLost)
                     }
                 }
-                let paused = pause.active()
+                if outagesPause { outages.replace(with: try await store.outages()) }
+                var paused = pause.active()
+                var message = paused.isEmpty ? nil : "chunk jobs paused: backend \(paused.keys.sorted().joined(separator: ", ")) rejected the configuration"
+                if outagesPause, let outage = outages.outage(of: primaryBackend) {
+                    paused[outage.backend] = max(paused[outage.backend] ?? outage.probeAt, outage.probeAt)
+                    message = "chunk jobs paused: backend \(outage.backend) is down since \(Self.clock(outage.since)) (\(outage.reason)); "
+                        + "\(outage.failures) failures, next probe at \(Self.clock(outage.probeAt))"
+                }
                 let status = isDraining ? "draining" : (paused.isEmpty ? "running" : "paused")
-                let message = paused.isEmpty ? nil : "chunk jobs paused: backend \(paused.keys.sorted().joined(separator: ", ")) rejected the configuration"
                 try await store.heartbeatWorker(
                     workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused)
             } catch {
@@ -282,4 +319,10 @@ public final class WorkerRuntime: Service, Sendable {
 
     /// The helper loops end at shutdown, or when the task is cancelled (the service group gave up).
     private var areLoopsStopped: Bool { loopsStopped.load(ordering: .acquiring) || Task.isCancelled }
+
+    private static func clock(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withTime, .withColonSeparatorInTime]
+        return formatter.string(from: date) + " UTC"
+    }
 }

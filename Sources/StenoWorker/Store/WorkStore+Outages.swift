@@ -1,0 +1,89 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// A backend the fleet considers down (`backend_outages`).
+    public struct Outage: Sendable, Equatable {
+        public var backend: String
+        public var reason: String
+        public var since: Date
+        public var probeAt: Date
+        public var failures: Int
+    }
+
+    /// Records that `backend` is down; returns the outage with the time of its next probe. A new
+    /// outage waits `probe.initial`; a failed probe doubles the wait (`OutageProbe.next`); the
+    /// failures of jobs that were already running when it began only count.
+    func recordOutage(backend: String, reason: String, probe: OutageProbe) async throws -> Outage {
+        try await client.withTransaction { connection in
+            let current = try await connection.query(
+                "SELECT probe_seconds, probing FROM backend_outages WHERE backend = $1 FOR UPDATE", [backend]
+            ).first
+            let wait: Duration
+            if let current {
+                let probing: Bool = try current.decode("probing")
+                let seconds: Double = try current.decode("probe_seconds")
+                wait = probing ? probe.next(after: .milliseconds(Int64(seconds * 1000))) : .milliseconds(Int64(seconds * 1000))
+                if !probing {
+                    try await connection.query(
+                        "UPDATE backend_outages SET failures = failures + 1, reason = $2, updated_at = now() WHERE backend = $1",
+                        [backend, reason])
+                } else {
+                    try await connection.query(
+                        """
+                        UPDATE backend_outages
+                        SET failures = failures + 1, reason = $2, probing = false, probe_seconds = $3,
+                            probe_at = now() + make_interval(secs => $3), updated_at = now()
+                        WHERE backend = $1
+                        """,
+                        [backend, reason, wait.seconds])
+                }
+            } else {
+                wait = probe.next(after: nil)
+                try await connection.query(
+                    "INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds) VALUES ($1, $2, now() + make_interval(secs => $3), $3)",
+                    [backend, reason, wait.seconds])
+            }
+            return try await Self.outages(on: connection, backend: backend).first!
+        }
+    }
+
+    /// Every backend the fleet considers down.
+    func outages() async throws -> [Outage] {
+        try await client.withConnection { try await Self.outages(on: $0, backend: nil) }
+    }
+
+    /// Takes the probe of `backend` when it is due: true for exactly one worker, which then
+    /// claims one chunk job; the next probe is due a whole wait later whatever it brings.
+    func takeProbe(backend: String) async throws -> Bool {
+        !(try await client.query(
+            """
+            UPDATE backend_outages SET probing = true, probe_at = now() + make_interval(secs => probe_seconds), updated_at = now()
+            WHERE backend = $1 AND probe_at <= now()
+            RETURNING backend
+            """,
+            [backend])).isEmpty
+    }
+
+    /// The backend answered: the outage is over for the whole fleet. Returns when it began.
+    @discardableResult
+    func endOutage(backend: String) async throws -> Date? {
+        try await client.query("DELETE FROM backend_outages WHERE backend = $1 RETURNING since", [backend])
+            .first.map { try $0.decode("since", as: Date.self) }
+    }
+
+    private static func outages(on connection: PostgresConnection, backend: String?) async throws -> [Outage] {
+        try await connection.query(
+            """
+            SELECT backend, reason, since, probe_at, failures FROM backend_outages
+            WHERE $1::text IS NULL OR backend = $1
+            """,
+            [backend]
+        ).map {
+            Outage(
+                backend: try $0.decode("backend"), reason: try $0.decode("reason"), since: try $0.decode("since"),
+                probeAt: try $0.decode("probe_at"), failures: try $0.decode("failures"))
+        }
+    }
+}

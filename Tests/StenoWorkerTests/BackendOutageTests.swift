@@ -1,0 +1,57 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Testing
+
+/// A backend that is down is waited out, not failed: the fleet stops sending it chunks, probes
+/// it with one chunk job at growing intervals, and resumes when it answers; the waiting jobs
+/// keep their attempts.
+@Suite("backend outages", .serialized, .timeLimit(.minutes(5)))
+struct BackendOutageTests {
+    static let answer = #"{"text":"Back again.","segments":[{"id":0,"start":0.0,"end":1.5,"text":"Back again."}]}"#
+
+    @Test("twelve resets in a row (more than a job's five attempts) pause the backend fleet-wide; probes find it back and the media succeeds")
+    func outageIsWaitedOut() async throws {
+        let outageRequests = 12
+        let backend = try FaultServer(replies: Array(repeating: .reset, count: outageRequests), then: .json(200, Self.answer))
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL,
+                configure: { $0.outageProbe = OutageProbe(initial: .milliseconds(300), cap: .milliseconds(900)) },
+                configureBackend: { $0.retry.maximumRetries = 0 }
+            ) { _ in
+                let id = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
+                var sawPause = false
+                var sawOutageRow = false
+                let deadline = ContinuousClock.now + .seconds(120)
+                var state = "queued"
+                while ContinuousClock.now < deadline {
+                    state = try await db.mediaState(id).state
+                    if ["succeeded", "failed", "cancelled"].contains(state) { break }
+                    let message = try await client.query("SELECT status, status_message FROM workers").first
+                    if try message?.decode("status", as: String.self) == "paused",
+                       try message?.decode("status_message", as: String?.self)?.contains("is down") == true {
+                        sawPause = true
+                    }
+                    if try await db.count("SELECT count(*) FROM backend_outages WHERE $1 > 0", 1) > 0 { sawOutageRow = true }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let ended = try await db.mediaState(id)
+                #expect(state == "succeeded", "\(ended)")
+                #expect(backend.requestCount == outageRequests + 1, "\(backend.requestCount) requests")
+                #expect(sawOutageRow, "the outage was never recorded for the fleet")
+                #expect(sawPause, "steno workers never showed the pause")
+                let failed = try await db.count(
+                    "SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.media_id = $1 AND a.outcome IN ('failed', 'retry')", id)
+                #expect(failed == 0, "an outage used up \(failed) attempts")
+                let remaining = try await db.count("SELECT count(*) FROM backend_outages WHERE $1 > 0", 1)
+                #expect(remaining == 0, "the outage was not ended")
+            }
+        }
+    }
+}
