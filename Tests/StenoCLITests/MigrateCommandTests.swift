@@ -14,7 +14,8 @@ struct MigrateCommandTests {
             #expect(first.standardOutput.contains("applied 0002_admin_and_reports"))
             #expect(first.standardOutput.contains("applied 0003_least_privilege"))
             #expect(first.standardOutput.contains("applied 0004_answers_discarded"))
-            #expect(first.standardOutput.contains("Applied 4 migrations."))
+            #expect(first.standardOutput.contains("applied 0005_backend_outages"))
+            #expect(first.standardOutput.contains("Applied 5 migrations."))
 
             let second = try await StenoProcess.run(["migrate", "--database-url", url, "--migrations", PackageRoot.migrations.path])
             #expect(second.status == 0)
@@ -38,7 +39,8 @@ struct MigrateCommandTests {
             #expect(result.standardOutput.contains("0002_admin_and_reports  pending"))
             #expect(result.standardOutput.contains("0003_least_privilege  pending"))
             #expect(result.standardOutput.contains("0004_answers_discarded  pending"))
-            #expect(result.standardOutput.contains("3 pending: run `steno migrate`."))
+            #expect(result.standardOutput.contains("0005_backend_outages  pending"))
+            #expect(result.standardOutput.contains("5 pending: run `steno migrate`."))
         }
     }
 
