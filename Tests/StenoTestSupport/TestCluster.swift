@@ -40,6 +40,15 @@ public final class TestCluster: Sendable {
         _ = try await Self.run(["restart", directory.appendingPathComponent("pg").path])
     }
 
+    /// Stops the server (fast shutdown) and keeps its data, for `startServer()`.
+    public func stopServer() async throws {
+        _ = try await Self.run(["stop", directory.appendingPathComponent("pg").path])
+    }
+
+    public func startServer() async throws {
+        _ = try await Self.run(["start", directory.appendingPathComponent("pg").path])
+    }
+
     public func stop() async {
         _ = try? await Self.run(["stop", directory.appendingPathComponent("pg").path])
         try? FileManager.default.removeItem(at: directory)

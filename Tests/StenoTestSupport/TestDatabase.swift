@@ -33,8 +33,10 @@ public struct TestDatabase: Sendable {
         }
     }
 
-    public static func create(migrated: Bool) async throws -> TestDatabase {
-        let cluster = try clusterConnectionString()
+    /// A fresh database on the suite's cluster, or on `cluster` (a `TestCluster`'s connection
+    /// string, for tests that stop or restart the server).
+    public static func create(migrated: Bool, cluster: String? = nil) async throws -> TestDatabase {
+        let cluster = try cluster ?? clusterConnectionString()
         let name = "steno_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let admin = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: cluster))
         // The name is generated above, never user input, so it is safe as an identifier.

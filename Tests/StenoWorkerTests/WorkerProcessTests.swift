@@ -79,4 +79,51 @@ struct WorkerProcessTests {
             }
         }
     }
+
+    @Test("SIGTERM while the database is down: the worker still exits within its grace period plus 10 s, and its jobs come back once the database does")
+    func drainWithoutADatabase() async throws {
+        let backend = try FaultServer(replies: [], then: .hang)
+        defer { backend.stop() }
+        try await TestCluster.with { cluster in
+            let database = try await TestDatabase.create(migrated: true, cluster: cluster.connectionString)
+            let worker = try WorkerProcess(id: "draining-worker", environment: [
+                "STENO_DATABASE_URL": database.configuration.connectionString,
+                "STENO_BACKEND_URL": backend.baseURL,
+                "STENO_WORKER_GRACE_SECONDS": "2",
+                "STENO_WORKER_LEASE_SECONDS": "4",
+                "STENO_WORKER_HTTP_PORT": "0",
+                "STENO_LOG_LEVEL": "info",
+            ])
+            let client = database.client()
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
+            let uploading = ContinuousClock.now + .seconds(60)
+            while backend.requestCount == 0 && ContinuousClock.now < uploading {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try #require(backend.requestCount > 0, "the worker never uploaded the chunk: \(worker.log)")
+            await client.shutdown()
+
+            try await cluster.stopServer()
+            let signalled = ContinuousClock.now
+            worker.signal(SIGTERM)
+            let status = try await worker.waitForExit(timeout: .seconds(40))
+            let took = ContinuousClock.now - signalled
+            #expect(status != nil, "steno-worker still running 40 s after SIGTERM with its database down: \(worker.log)")
+            #expect(took < .seconds(12), "the shutdown took \(took) (grace 2 s): \(worker.log)")
+
+            // Back up: the chunk job was handed back, or its lease runs out and it is free again.
+            try await cluster.startServer()
+            let after = database.client()
+            defer { Task { await after.shutdown() } }
+            let freed = ContinuousClock.now + .seconds(30)
+            var held = 1
+            while held > 0 && ContinuousClock.now < freed {
+                held = try await WorkerTestDatabase(client: after).count(
+                    "SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'running' AND lease_expires_at > now()", mediaID)
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(held == 0, "a job stayed held by the stopped worker")
+        }
+    }
 }

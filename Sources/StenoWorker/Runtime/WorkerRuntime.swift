@@ -89,17 +89,19 @@ public final class WorkerRuntime: Service, Sendable {
             // other loops use the shared pool and are told to stop instead, so that none is
             // cancelled in the middle of a transaction.
             let listening = Task { await self.listen(events) }
+            let loops = [Task { await self.keepLeases() }, Task { await self.rescueLoop() }, Task { await self.noticeLoop() }]
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.keepLeases() }
-                group.addTask { await self.rescueLoop() }
-                group.addTask { await self.noticeLoop() }
                 await self.claimLoop(&group)
                 await self.drain()
-                self.loopsStopped.store(true, ordering: .releasing)
-                self.heartbeatWakeup.wake()
-                self.rescueWakeup.wake()
-                self.noticeWakeup.wake()
+                // Jobs still writing their outcome to a database that is away would hold the
+                // shutdown for the database's whole reconnect window: their leases expire instead.
+                if self.inFlight.count > 0 { group.cancelAll() }
             }
+            self.loopsStopped.store(true, ordering: .releasing)
+            self.heartbeatWakeup.wake()
+            self.rescueWakeup.wake()
+            self.noticeWakeup.wake()
+            await Self.finish(loops, within: Self.loopStopLimit)
             listening.cancel()
             await listening.value
         } onGracefulShutdown: {
@@ -108,12 +110,49 @@ public final class WorkerRuntime: Service, Sendable {
         }
         // In a task of its own, so that it runs even when the service group cancelled this one:
         // operators must see the worker stopped, not a heartbeat going stale.
+        // Bounded, so that a database that is away cannot hold the exit.
         let store = store
         let workerID = configuration.workerID
-        if case .failure(let error) = await Task(operation: { try await store.deregister(workerID: workerID) }).result {
-            logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        let deregistering = Task { try await store.deregister(workerID: workerID) }
+        let marked = Mutex<Result<Void, any Error>?>(nil)
+        await Self.finish([Task { let result = await deregistering.result; marked.withLock { $0 = result } }], within: Self.deregisterLimit) {
+            deregistering.cancel()
+        }
+        switch marked.withLock({ $0 }) {
+        case .failure(let error)?: logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        case nil: logger.error("could not mark the worker stopped within \(Self.deregisterLimit): the database did not answer")
+        case .success?: break
         }
         logger.info("worker stopped")
+    }
+
+    /// How long the heartbeat, rescue and notice loops may take to stop after the drain, and the
+    /// final `stopped` write may take: a database that is away cannot hold the exit longer.
+    static let loopStopLimit = Duration.seconds(1)
+    static let deregisterLimit = Duration.seconds(2)
+
+    /// Waits for `tasks` up to `limit`; then cancels them (and calls `onTimeout`) and returns
+    /// without waiting further: a statement stuck on a database that is away may take its
+    /// reconnect backoff to notice the cancel, and the process is exiting anyway.
+    private static func finish(_ tasks: [Task<Void, Never>], within limit: Duration, onTimeout: @escaping @Sendable () -> Void = {}) async {
+        let resumed = Mutex(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeOnce: @Sendable () -> Void = {
+                if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+            }
+            let watchdog = Task {
+                try? await Task.sleep(for: limit)
+                if Task.isCancelled { return }
+                tasks.forEach { $0.cancel() }
+                onTimeout()
+                resumeOnce()
+            }
+            Task {
+                for task in tasks { await task.value }
+                watchdog.cancel()
+                resumeOnce()
+            }
+        }
     }
 
     /// Adds this worker's row. A worker started beside a new database (compose, a Kubernetes
@@ -198,7 +237,9 @@ public final class WorkerRuntime: Service, Sendable {
     }
 
     /// After shutdown began: waits up to the grace period for running jobs, then stops the rest,
-    /// which hand themselves back to the queue, and releases any that did not.
+    /// which hand themselves back to the queue, and releases any that did not, all within 5 s
+    /// more, a database restart included: a shutdown ends within the grace period plus about 10 s
+    /// (with `loopStopLimit` and `deregisterLimit`), whatever the database does.
     private func drain() async {
         let deadline = ContinuousClock.now + configuration.gracePeriod
         if inFlight.count > 0 {
@@ -214,9 +255,19 @@ public final class WorkerRuntime: Service, Sendable {
         while inFlight.count > 0 && ContinuousClock.now < handBack && !Task.isCancelled {
             await claimWakeup.wait(timeout: .milliseconds(50))
         }
-        let left = inFlight.leases
-        if !left.isEmpty {
-            _ = try? await jobs.release(left)
+        // Handed back while the time allows, also across a database restart; what is left
+        // waits out its lease (a few seconds) and is rescued by the fleet.
+        var left = inFlight.leases
+        let releaseDeadline = handBack
+        while !left.isEmpty && ContinuousClock.now < releaseDeadline {
+            let leases = left
+            let attempt = Task { [jobs] in try await jobs.release(leases) }
+            let watchdog = Task { try await Task.sleep(until: releaseDeadline); attempt.cancel() }
+            let outcome = await attempt.result
+            watchdog.cancel()
+            if case .success = outcome { break }
+            try? await Task.sleep(for: .milliseconds(250))
+            left = inFlight.leases
         }
     }
 
