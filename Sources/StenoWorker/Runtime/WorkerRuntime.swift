@@ -309,7 +309,8 @@ public final class WorkerRuntime: Service, Sendable {
                     case .lost: inFlight.stop(lease.jobID, .leaseLost)
                     }
                 }
-                if outagesPause { outages.replace(with: try await store.outages()) }
+                // The pause shown is the one known before this beat; the beat brings the fleet's
+                // outages for the next claim and the next beat.
                 var paused = pause.active()
                 var message = paused.isEmpty ? nil : "chunk jobs paused: backend \(paused.keys.sorted().joined(separator: ", ")) rejected the configuration"
                 if outagesPause, let outage = outages.outage(of: primaryBackend) {
@@ -318,8 +319,9 @@ public final class WorkerRuntime: Service, Sendable {
                         + "\(outage.failures) failures, next probe at \(Self.clock(outage.probeAt))"
                 }
                 let status = isDraining ? "draining" : (paused.isEmpty ? "running" : "paused")
-                try await store.heartbeatWorker(
+                let fleetOutages = try await store.heartbeatWorker(
                     workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused)
+                if outagesPause { outages.replace(with: fleetOutages) }
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }

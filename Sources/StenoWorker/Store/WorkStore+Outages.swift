@@ -49,11 +49,6 @@ extension WorkStore {
         }
     }
 
-    /// Every backend the fleet considers down.
-    func outages() async throws -> [Outage] {
-        try await client.withConnection { try await Self.outages(on: $0, backend: nil) }
-    }
-
     /// Takes the probe of `backend` when it is due: true for exactly one worker, which then
     /// claims one chunk job; the next probe is due a whole wait later whatever it brings.
     func takeProbe(backend: String) async throws -> Bool {
@@ -80,10 +75,14 @@ extension WorkStore {
             WHERE $1::text IS NULL OR backend = $1
             """,
             [backend]
-        ).map {
-            Outage(
-                backend: try $0.decode("backend"), reason: try $0.decode("reason"), since: try $0.decode("since"),
-                probeAt: try $0.decode("probe_at"), failures: try $0.decode("failures"))
-        }
+        ).map(Outage.init(row:))
+    }
+}
+
+extension WorkStore.Outage {
+    init(row: PostgresRow) throws {
+        self.init(
+            backend: try row.decode("backend"), reason: try row.decode("reason"), since: try row.decode("since"),
+            probeAt: try row.decode("probe_at"), failures: try row.decode("failures"))
     }
 }

@@ -15,17 +15,24 @@ extension WorkStore {
     }
 
     /// The worker's heartbeat: status, jobs in flight and the backends it paused (name -> until).
+    /// Returns the fleet's backend outages in the same statement, so that an idle worker's
+    /// heartbeat stays one round trip.
+    @discardableResult
     public func heartbeatWorker(
         workerID: String, status: String, message: String?, jobsInFlight: Int, pausedBackends: [String: Date]
-    ) async throws {
+    ) async throws -> [Outage] {
         let paused = pausedBackends.mapValues { ISO8601DateFormatter().string(from: $0) }
-        try await client.query(
+        return try await client.query(
             """
-            UPDATE workers SET status = $2, status_message = $3, jobs_in_flight = $4, paused_backends = $5::jsonb,
-                               last_heartbeat_at = now()
-            WHERE id = $1 AND status <> 'stopped'
+            WITH beat AS (
+                UPDATE workers SET status = $2, status_message = $3, jobs_in_flight = $4, paused_backends = $5::jsonb,
+                                   last_heartbeat_at = now()
+                WHERE id = $1 AND status <> 'stopped'
+            )
+            SELECT backend, reason, since, probe_at, failures FROM backend_outages
             """,
-            [workerID, status, message, jobsInFlight, try Self.json(paused)])
+            [workerID, status, message, jobsInFlight, try Self.json(paused)]
+        ).map(Outage.init(row:))
     }
 
     /// Marks the worker stopped at shutdown.
