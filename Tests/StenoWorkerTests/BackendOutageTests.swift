@@ -54,4 +54,43 @@ struct BackendOutageTests {
             }
         }
     }
+
+    @Test("requests that time out narrow the worker's requests in flight (AIMD) before anything counts as an outage; the media succeeds")
+    func timeoutsNarrowTheWindow() async throws {
+        let backend = try FaultServer(replies: Array(repeating: .hang, count: 3), then: .json(200, Self.answer))
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL,
+                configure: {
+                    $0.concurrency = 4
+                    $0.outageProbe = OutageProbe(initial: .milliseconds(300), cap: .milliseconds(900))
+                },
+                configureBackend: {
+                    $0.retry.maximumRetries = 0
+                    $0.limits.request = .seconds(1)
+                }
+            ) { worker in
+                let id = try await db.enqueue(FixtureBook.file("book.m4b").path)
+                var lowest = Double.infinity
+                let deadline = ContinuousClock.now + .seconds(120)
+                var state = "queued"
+                while ContinuousClock.now < deadline {
+                    state = try await db.mediaState(id).state
+                    if ["succeeded", "failed", "cancelled"].contains(state) { break }
+                    lowest = min(lowest, worker.runtime.requests.limit)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let ended = try await db.mediaState(id)
+                #expect(state == "succeeded", "\(ended)")
+                #expect(lowest <= 2, "three timeouts should have narrowed the window from 4 to 2 or less, lowest seen \(lowest)")
+                let failed = try await db.count(
+                    "SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.media_id = $1 AND a.outcome = 'failed'", id)
+                #expect(failed == 0)
+            }
+        }
+    }
 }

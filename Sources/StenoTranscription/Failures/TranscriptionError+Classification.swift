@@ -122,10 +122,16 @@ extension TranscriptionError {
 
 extension TranscriptionError {
     /// Whether the failure says the backend is down rather than failing this request: it could
-    /// not be reached (refused, DNS, TLS, no route), the connection broke, or it did not answer in
-    /// time. Such failures pause the backend for the whole fleet instead of using up attempts.
-    /// An HTTP answer, even a 5xx, means the backend is up.
+    /// not be reached (refused, DNS, TLS, no route) or the connection broke. Such failures pause
+    /// the backend for the whole fleet instead of using up attempts. An HTTP answer, even a 5xx,
+    /// means the backend is up; a timeout means it is slow (`meansBackendSlow`).
     public var meansBackendDown: Bool {
-        failureClass == .transient && status == nil && [.connectionFailed, .transferFailed, .timedOut].contains(code)
+        failureClass == .transient && status == nil && [.connectionFailed, .transferFailed].contains(code)
+    }
+
+    /// The backend did not answer in time or stopped sending: it is not keeping up. The worker
+    /// narrows its requests in flight (AIMD); once down to one, a timeout counts as an outage.
+    public var meansBackendSlow: Bool {
+        status == nil && [.timedOut, .stalled, .attemptTimeLimit].contains(code)
     }
 }

@@ -18,13 +18,16 @@ public struct ChunkJobHandler: JobHandler {
     let sourceTimeout: Duration
     let answerWriteWindow: Duration
     let outages: KnownOutages
+    /// Requests in flight towards the backend, narrowed when they time out (AIMD).
+    let requests: AdaptiveLimiter
 
     init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages,
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
         self.outages = outages
+        self.requests = requests
         self.answerWriteWindow = answerWriteWindow
         self.metrics = metrics
         self.sourceTimeout = sourceTimeout
@@ -69,8 +72,9 @@ public struct ChunkJobHandler: JobHandler {
         let request = TranscriptionRequest(
             audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),
             language: chunk.language)
-        let result = try await transcription.transcribe(
-            request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+        let result = try await requests.withPermit(classify: Self.congestion) {
+            try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+        }
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
         if outages.outage(of: result.backend) != nil {
             // The probe (or a job that was already running) got an answer: the fleet resumes.
@@ -129,6 +133,17 @@ public struct ChunkJobHandler: JobHandler {
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
+        }
+    }
+
+    /// What a request's end says about the backend's load: an answer (any HTTP status) widens
+    /// the window, a timeout or a stall narrows it, anything else leaves it.
+    static func congestion(_ result: Result<TranscriptionResult, any Error>) -> AdaptiveLimiter.Outcome {
+        switch result {
+        case .success: return .answered
+        case .failure(let error as TranscriptionError) where error.status != nil: return .answered
+        case .failure(let error as TranscriptionError) where error.meansBackendSlow: return .timedOut
+        case .failure: return .other
         }
     }
 

@@ -15,6 +15,7 @@ public final class WorkerMetrics: Sendable {
     private let latency: CoreMetrics.Timer
     private let audioSeconds: FloatingPointCounter
     private let jobsInFlight: CoreMetrics.Gauge
+    private let requestLimit: CoreMetrics.Gauge
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -25,6 +26,7 @@ public final class WorkerMetrics: Sendable {
         latency = CoreMetrics.Timer(label: "steno_worker_backend_latency_seconds", factory: factory)
         audioSeconds = FloatingPointCounter(label: "steno_worker_audio_seconds_total", factory: factory)
         jobsInFlight = CoreMetrics.Gauge(label: "steno_worker_jobs_in_flight", factory: factory)
+        requestLimit = CoreMetrics.Gauge(label: "steno_worker_backend_request_limit", factory: factory)
     }
 
     func recordJob(_ kind: JobKind, outcome: JobRunOutcome) {
@@ -49,8 +51,9 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// The Prometheus text exposition format.
-    public func render(jobsInFlight: Int) -> String {
+    public func render(jobsInFlight: Int, requestLimit: Double) -> String {
         self.jobsInFlight.record(jobsInFlight)
+        self.requestLimit.record(requestLimit)
         return registry.emitToString()
     }
 }

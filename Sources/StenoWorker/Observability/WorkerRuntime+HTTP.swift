@@ -22,7 +22,7 @@ extension WorkerRuntime {
             Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: self.metrics.render(jobsInFlight: self.jobsInFlight))))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: self.metrics.render(jobsInFlight: self.jobsInFlight, requestLimit: self.requests.limit))))
         }
         return Application(
             router: router,

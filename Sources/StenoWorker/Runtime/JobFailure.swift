@@ -15,6 +15,8 @@ struct JobFailure: Sendable {
     var backend: String?
     /// The backend could not be reached or did not answer: an outage, not this job's fault.
     var backendDown = false
+    /// The backend did not answer in time: slow, or down when nothing else gets through.
+    var backendSlow = false
 
     init(_ error: any Error) {
         switch error {
@@ -25,6 +27,7 @@ struct JobFailure: Sendable {
             retryAt = error.retryAt
             backend = error.backend
             backendDown = error.meansBackendDown
+            backendSlow = error.meansBackendSlow
         case let error as MediaError:
             failureClass = error.failureClass
             // A network failure must name the recording's server, or it reads as the backend's.

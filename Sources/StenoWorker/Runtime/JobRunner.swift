@@ -16,6 +16,8 @@ struct JobRunner: Sendable {
     /// Whether a backend outage pauses chunk jobs: only without a fallback, which otherwise
     /// takes the chunks the primary cannot answer.
     let outagesPause: Bool
+    /// The chunk uploads' AIMD window: a timeout with the window already at one request is an outage.
+    let requests: AdaptiveLimiter
     let metrics: WorkerMetrics
     let logger: Logger
 
@@ -66,7 +68,8 @@ struct JobRunner: Sendable {
                 logger.debug("job failure detail", metadata: ["error": "\(String(reflecting: error))"])
             }
             metrics.recordFailure(failure.failureClass)
-            if failure.backendDown && outagesPause && job.kind == .chunk {
+            let down = failure.backendDown || (failure.backendSlow && requests.limit < 2)
+            if down && outagesPause && job.kind == .chunk {
                 try await postpone(job, lease: lease, failure: failure, logger: logger)
                 return
             }

@@ -22,6 +22,8 @@ public final class WorkerRuntime: Service, Sendable {
     private let inFlight = InFlightJobs()
     private let pause = BackendPause()
     private let outages = KnownOutages()
+    /// Chunk uploads in flight towards the backend, narrowed by timeouts (AIMD); `/metrics`.
+    public let requests: AdaptiveLimiter
     /// The backend chunk jobs go to first, and whether its outages pause them (no fallback).
     private let primaryBackend: String
     private let outagesPause: Bool
@@ -52,6 +54,8 @@ public final class WorkerRuntime: Service, Sendable {
         self.jobs = jobs
         self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, logger: logger)
         let outages = self.outages
+        let requests = AdaptiveLimiter(maximum: configuration.concurrency)
+        self.requests = requests
         self.primaryBackend = transcription.primary.configuration.name
         self.outagesPause = transcription.fallback == nil
         let planner = try ChunkPlanner(configuration: configuration.planner)
@@ -61,13 +65,13 @@ public final class WorkerRuntime: Service, Sendable {
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
                 store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
-                metrics: metrics, outages: outages, sourceTimeout: configuration.sourceTimeout,
+                metrics: metrics, outages: outages, requests: requests, sourceTimeout: configuration.sourceTimeout,
                 answerWriteWindow: configuration.answerWriteWindow),
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(
             handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause,
-            outages: outages, outagesPause: transcription.fallback == nil, metrics: metrics, logger: logger)
+            outages: outages, outagesPause: transcription.fallback == nil, requests: requests, metrics: metrics, logger: logger)
     }
 
     /// Jobs running right now.
