@@ -1,0 +1,184 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoTestSupport
+import Synchronization
+import Testing
+
+/// The short chaos run (CI): three `steno-worker` processes over three books, a backend that
+/// fails in every way it can for a while, workers killed with `kill -9` and replaced, one
+/// PostgreSQL restart and one SIGTERM. Every media must succeed with the transcript of a
+/// fault-free run, nothing doubled, nothing left running. The backend answers each chunk with
+/// text derived from its audio, so transcripts are comparable run to run.
+@Suite("chaos", .serialized, .timeLimit(.minutes(10)))
+struct ChaosTests {
+    /// What one run left behind and what it cost.
+    struct Run {
+        var transcripts: [String: String] = [:]
+        var requests = 0
+        var answers = 0
+        var paidTwice = 0
+        var kills = 0
+        var restarts = 0
+        var terminated = 0
+        var seconds = 0.0
+    }
+
+    /// Counts the answers the backend gave per chunk audio, to see any chunk paid for twice.
+    final class Answers: Sendable {
+        private let counts = Mutex<[UInt64: Int]>([:])
+        func record(_ key: UInt64) { counts.withLock { $0[key, default: 0] += 1 } }
+        var total: Int { counts.withLock { $0.values.reduce(0, +) } }
+        var paidTwice: Int { counts.withLock { $0.values.reduce(0) { $0 + max(0, $1 - 1) } } }
+    }
+
+    static let books = ["book.m4b", "book.mp3", "talk.mp4"]
+    /// The long variant: `STENO_CHAOS_KILLS=40 STENO_CHAOS_COPIES=10 scripts/test --filter ChaosTests`.
+    static let kills = Int(ProcessInfo.processInfo.environment["STENO_CHAOS_KILLS"] ?? "") ?? 3
+    static let copies = Int(ProcessInfo.processInfo.environment["STENO_CHAOS_COPIES"] ?? "") ?? 2
+
+    /// The mix of faults the backend gives the first requests, in this order, before answering.
+    static let faults: [FaultServer.Reply] = [
+        .openAIError(503, message: "overloaded", type: "server_error"),
+        .reset,
+        .openAIError(429, message: "slow down", type: "requests", code: "rate_limit_exceeded", headers: [("Retry-After", "1")]),
+        .openAIError(500, message: "boom", type: "server_error"),
+        .openAIError(408, message: "request timeout", type: "server_error"),
+        .truncated(status: 200, body: Array(#"{"text":"cut sh"#.utf8), declaredLength: 400),
+        .stallUpload(afterBytes: 2048),
+        .hang,
+        .garbage,
+        .reset,
+    ]
+
+    static func answer(_ answers: Answers) -> FaultServer.Reply {
+        .echo(status: 200) { request in
+            // FNV-1a of the uploaded audio: the same chunk gets the same words in every run.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in request.parts.first(where: { $0.fileName != nil })?.body ?? [] {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            answers.record(hash)
+            let words = "chunk \(String(hash % 1_000_000, radix: 36)) said this"
+            let body = #"{"text":"\#(words)","segments":[{"id":0,"start":0.0,"end":1.0,"text":"\#(words)"}]}"#
+            return (headers: [("Content-Type", "application/json")], body: body)
+        }
+    }
+
+    @Test("short chaos: every media succeeds with the fault-free transcript, nothing doubled, nothing left running")
+    func shortChaos() async throws {
+        let clean = try await Self.run(chaos: false)
+        let chaotic = try await Self.run(chaos: true)
+        #expect(chaotic.transcripts == clean.transcripts, "the chaotic run's transcripts differ from the fault-free run's")
+        print("""
+            chaos (short): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
+            \(chaotic.terminated) SIGTERM, \(Self.faults.count) faults (503, reset x2, 429 Retry-After, 500, 408, truncated body, \
+            stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
+            answered twice; \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
+            \(clean.paidTwice) answered twice, \(String(format: "%.1f", clean.seconds)) s)
+            """)
+    }
+
+    static func run(chaos: Bool) async throws -> Run {
+        let answers = Answers()
+        let backend = try FaultServer(replies: chaos ? faults : [], then: answer(answers))
+        defer { backend.stop() }
+        return try await TestCluster.with { cluster in
+            let database = try await TestDatabase.create(migrated: true, cluster: cluster.connectionString)
+            let environment = [
+                "STENO_DATABASE_URL": database.configuration.connectionString,
+                "STENO_BACKEND_URL": backend.baseURL,
+                "STENO_CHUNK_SECONDS": "3",
+                "STENO_WORKER_LEASE_SECONDS": "3",
+                "STENO_WORKER_RESCUE_SECONDS": "1",
+                "STENO_WORKER_POLL_SECONDS": "1",
+                "STENO_WORKER_CONCURRENCY": "3",
+                "STENO_WORKER_GRACE_SECONDS": "2",
+                "STENO_REQUEST_TIMEOUT": "3",
+                "STENO_STALL_TIMEOUT": "2",
+                "STENO_MAX_RETRIES": "1",
+                "STENO_RETRY_BASE": "0.2",
+                "STENO_RETRY_CAP": "1",
+                "STENO_WORKER_HTTP_PORT": "0",
+                "STENO_LOG_LEVEL": "warning",
+            ]
+            var run = Run()
+            var serial = 0
+            func start() throws -> WorkerProcess {
+                serial += 1
+                return try WorkerProcess(id: "chaos-\(chaos ? "on" : "off")-\(serial)", environment: environment)
+            }
+            var workers = try (0..<3).map { _ in try start() }
+            var client = database.client()
+            var ids: [(String, Int64)] = []
+            for copy in 1...copies {
+                for book in books {
+                    ids.append(("\(book) #\(copy)", try await WorkerTestDatabase(client: client).enqueue(FixtureBook.file(book).path)))
+                }
+            }
+            let started = ContinuousClock.now
+            let deadline = started + .seconds(240)
+            var nextEvent = started + .seconds(1)
+            // The restart and the SIGTERM come between the first kills, while the books are in work.
+            var events = chaos ? ["kill", "restart", "kill", "sigterm"] + Array(repeating: "kill", count: max(0, kills - 2)) : []
+            var finished = false
+            while ContinuousClock.now < deadline {
+                if !events.isEmpty, ContinuousClock.now >= nextEvent {
+                    switch events.removeFirst() {
+                    case "kill":
+                        let victim = workers.remove(at: Int.random(in: 0..<workers.count))
+                        victim.signal(SIGKILL)
+                        run.kills += 1
+                        workers.append(try start())
+                    case "restart":
+                        try await cluster.restart()
+                        run.restarts += 1
+                        await client.shutdown()
+                        client = database.client()
+                    default:
+                        let stopping = workers.removeFirst()
+                        stopping.signal(SIGTERM)
+                        let status = try await stopping.waitForExit(timeout: .seconds(20))
+                        #expect(status == 0, "SIGTERM: exit \(String(describing: status)): \(stopping.log)")
+                        run.terminated += 1
+                        workers.append(try start())
+                    }
+                    nextEvent = ContinuousClock.now + .seconds(2)
+                }
+                let open = try? await WorkerTestDatabase(client: client).count(
+                    "SELECT count(*) FROM media WHERE state NOT IN ('succeeded', 'failed', 'cancelled') AND id > $1", 0)
+                if open == 0 && events.isEmpty {
+                    finished = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            run.seconds = (ContinuousClock.now - started).seconds
+            defer { workers.forEach { $0.signal(SIGKILL) } }
+            #expect(finished, "the media did not finish within 240 s")
+            let db = WorkerTestDatabase(client: client)
+            for (book, id) in ids {
+                let ended = try await db.mediaState(id)
+                #expect(ended.state == "succeeded", "\(book) (chaos \(chaos)): \(ended)")
+                let segments = try await client.query(
+                    "SELECT s.text, s.start_seconds FROM segments s JOIN chapters c ON c.id = s.chapter_id WHERE c.media_id = $1 ORDER BY c.index, s.start_seconds",
+                    [id])
+                let texts = try segments.map { try $0.decode("text", as: String.self) }
+                let starts = try segments.map { try $0.decode("start_seconds", as: Double.self) }
+                #expect(Set(zip(texts, starts).map { "\($0)@\($1)" }).count == texts.count, "\(book): a segment stored twice")
+                run.transcripts[book] = texts.joined(separator: " ")
+                let running = try await db.count(
+                    """
+                    SELECT (SELECT count(*) FROM jobs WHERE media_id = $1 AND state IN ('queued', 'running'))
+                         + (SELECT count(*) FROM chunks WHERE media_id = $1 AND state IN ('queued', 'running')) AS count
+                    """, id)
+                #expect(running == 0, "\(book): \(running) jobs or chunks left")
+            }
+            await client.shutdown()
+            run.requests = backend.requestCount
+            run.answers = answers.total
+            run.paidTwice = answers.paidTwice
+            return run
+        }
+    }
+}
