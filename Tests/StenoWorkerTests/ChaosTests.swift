@@ -70,7 +70,7 @@ struct ChaosTests {
         let chaotic = try await Self.run(chaos: true)
         #expect(chaotic.transcripts == clean.transcripts, "the chaotic run's transcripts differ from the fault-free run's")
         print("""
-            chaos (short): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
+            chaos (\(Self.kills > 3 ? "long" : "short")): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
             \(chaotic.terminated) SIGTERM, \(Self.faults.count) faults (503, reset x2, 429 Retry-After, 500, 408, truncated body, \
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
             answered twice; \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
