@@ -35,6 +35,24 @@ import Testing
         #expect(file.body == audio)
     }
 
+    @Test("STENO_BACKEND_FIELDS adds form fields for servers that read other names, and replaces a field of the same name")
+    func extraFieldsAreSent() async throws {
+        let server = try FaultServer(replies: [])
+        var configuration = try #require(try TranscriptionBackendConfiguration.fromEnvironment([
+            "STENO_BACKEND_URL": server.baseURL, "STENO_BACKEND_FIELDS": "model_name=tiny.en; beam_size = 5\nmodel=Systran/faster-whisper-tiny.en",
+        ]))
+        configuration.retry.maximumRetries = 0
+        _ = try await TestBackend.client(configuration).transcribe(TranscriptionRequest(audio: [1, 2, 3], format: .flac))
+        let recorded = try #require(server.requests.first)
+        #expect(recorded.field("model_name") == "tiny.en")
+        #expect(recorded.field("beam_size") == "5")
+        #expect(recorded.fields("model") == ["Systran/faster-whisper-tiny.en"], "the extra field replaces Steno's own")
+        #expect(!configuration.description.contains("tiny.en"), "field values are not printed: \(configuration.description)")
+        #expect {
+            _ = try TranscriptionBackendConfiguration.fromEnvironment(["STENO_BACKEND_URL": server.baseURL, "STENO_BACKEND_FIELDS": "no equals sign"])
+        } throws: { "\($0)".contains("STENO_BACKEND_FIELDS") }
+    }
+
     @Test func jsonFormatSendsNoGranularitiesOrOptionalFields() async throws {
         let server = try FaultServer(replies: [])
         var configuration = TestBackend.configuration(url: server.baseURL, responseFormat: .json)

@@ -155,6 +155,23 @@ import Testing
         #expect(BackendErrorBody(Array(page.utf8)).message == "Error response Error code: 501 Message: Unsupported method ('POST').")
     }
 
+    @Test("every error body shape keeps its message: OpenAI's, a bare string, FastAPI's detail as string, list or object")
+    func errorBodyShapes() {
+        let cases: [(String, String)] = [
+            (#"{"error":{"message":"Invalid file format.","type":"invalid_request_error","code":null}}"#, "Invalid file format."),
+            (#"{"error":"failed to read audio"}"#, "failed to read audio"),
+            (#"{"detail":"Model not found"}"#, "Model not found"),
+            (#"{"detail":[{"loc":["body","response_format"],"msg":"value is not a valid enumeration member","type":"type_error.enum"}]}"#,
+             "response_format: value is not a valid enumeration member"),
+            (#"{"detail":{"error":{"message":"Unsupported model tiny","type":"invalid_request_error"}}}"#, "Unsupported model tiny"),
+            (#"{"detail":{"message":"busy"}}"#, "busy"),
+            (#"{"message":"quota"}"#, "quota"),
+        ]
+        for (body, message) in cases {
+            #expect(BackendErrorBody(Array(body.utf8)).message == message, "\(body)")
+        }
+    }
+
     @Test func longMessagesAreShortenedToOneLine() {
         let message = BackendErrorBody(Array(("line one\nline two " + String(repeating: "x", count: 1000)).utf8)).message
         #expect(message?.count == BackendErrorBody.maximumMessageLength)

@@ -14,6 +14,10 @@ extension TranscriptionClient {
         if let language = request.language, !language.isEmpty { fields.append(("language", language)) }
         if let prompt = request.prompt, !prompt.isEmpty { fields.append(("prompt", prompt)) }
         if let temperature = request.temperature { fields.append(("temperature", "\(temperature)")) }
+        for extra in configuration.extraFields {
+            fields.removeAll { $0.name == extra.name }
+            fields.append(extra)
+        }
 
         var headers = ["Accept: application/json"]
         if let apiKey = configuration.apiKey { headers.append("Authorization: Bearer \(apiKey.value)") }

@@ -13,6 +13,7 @@ extension TranscriptionBackendConfiguration {
     /// | `STENO_API_KEY`, `STENO_API_KEY_FILE` | bearer key, or a file holding it (the file wins) | none |
     /// | `STENO_MODEL` | `whisper-1`, `gpt-4o-transcribe`, `Systran/faster-whisper-small`, ... | `whisper-1` |
     /// | `STENO_BACKEND_HEADERS` | extra headers, `Name: value` separated by newlines or `;` | none |
+    /// | `STENO_BACKEND_FIELDS` | extra form fields, `name=value` separated by newlines or `;` (`model_name=tiny.en`) | none |
     /// | `STENO_RESPONSE_FORMAT` | `verbose_json`, `json` (gpt-4o models) or `text` | `verbose_json` |
     /// | `STENO_TIMESTAMP_GRANULARITIES` | `segment`, `word` or `segment,word` (verbose_json only) | `segment` |
     /// | `STENO_PRICE_PER_MINUTE` | US dollars per audio minute, for cost reports | none |
@@ -36,6 +37,7 @@ extension TranscriptionBackendConfiguration {
         configuration.apiKey = try reader.apiKey()
         if let model = reader.string("MODEL") { configuration.model = model }
         configuration.extraHeaders = try reader.headers("BACKEND_HEADERS")
+        configuration.extraFields = try reader.fields("BACKEND_FIELDS")
         if let format = reader.string("RESPONSE_FORMAT") {
             guard let parsed = TranscriptionResponseFormat(rawValue: format) else {
                 throw reader.invalid("RESPONSE_FORMAT", "must be one of verbose_json, json, text")
@@ -132,6 +134,24 @@ struct EnvironmentReader {
             headers.append((trimmed[..<colon].trimmingWhitespace, trimmed[trimmed.index(after: colon)...].trimmingWhitespace))
         }
         return headers
+    }
+
+    /// `name=value` pairs separated by newlines or `;`; names are form field names.
+    func fields(_ name: String) throws(TranscriptionError) -> [(name: String, value: String)] {
+        guard let text = string(name) else { return [] }
+        var fields: [(name: String, value: String)] = []
+        for pair in text.split(whereSeparator: { $0 == "\n" || $0 == ";" }) {
+            let trimmed = pair.trimmingWhitespace
+            if trimmed.isEmpty { continue }
+            let equals = trimmed.firstIndex(of: "=")
+            let field = equals.map { String(trimmed[..<$0].trimmingWhitespace) } ?? ""
+            guard let equals, !field.isEmpty,
+                  field.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-[].".unicodeScalars.contains($0)) }) else {
+                throw invalid(name, "must hold `name=value` pairs separated by newlines or `;`, names of letters, digits, `_`, `-`, `.` and `[]`")
+            }
+            fields.append((field, String(trimmed[trimmed.index(after: equals)...].trimmingWhitespace)))
+        }
+        return fields
     }
 
     func invalid(_ name: String, _ problem: String) -> TranscriptionError {

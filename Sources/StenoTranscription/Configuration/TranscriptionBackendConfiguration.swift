@@ -16,6 +16,10 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
     public var model: String
     /// Sent with every request, such as `OpenAI-Organization`. Values may be secret: never printed.
     public var extraHeaders: [(name: String, value: String)]
+    /// Extra multipart form fields sent with every request, for servers that read other names
+    /// (`model_name=tiny.en` for faster-whisper-server, `beam_size=5`). A field of the same name
+    /// as one Steno sends (`model`, `response_format`, ...) replaces Steno's.
+    public var extraFields: [(name: String, value: String)] = []
     /// `verbose_json` gives timestamps; the gpt-4o transcribe models accept only `json` or `text`.
     public var responseFormat: TranscriptionResponseFormat
     /// Sent only with `verbose_json`. Groq rejects `word`; vLLM and LocalAI ignore both.
@@ -87,13 +91,16 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
     public var description: String {
         let key = apiKey.map { "key from \($0.source)" } ?? "no key"
         let headers = extraHeaders.isEmpty ? "" : ", extra headers: \(extraHeaders.map(\.name).joined(separator: ", "))"
-        return "backend \(name) at \(displayURL), model \(model), \(responseFormat.rawValue), \(key)\(headers)"
+        // Names only, as for headers: a server may take a key as a form field.
+        let fields = extraFields.isEmpty ? "" : ", extra fields: \(extraFields.map(\.name).joined(separator: ", "))"
+        return "backend \(name) at \(displayURL), model \(model), \(responseFormat.rawValue), \(key)\(headers)\(fields)"
     }
 
     public var customMirror: Mirror {
         Mirror(self, children: [
             "name": name, "url": displayURL, "apiKey": apiKey as Any, "model": model,
-            "extraHeaders": extraHeaders.map(\.name), "responseFormat": responseFormat,
+            "extraHeaders": extraHeaders.map(\.name), "extraFields": extraFields.map(\.name),
+            "responseFormat": responseFormat,
             "timestampGranularities": timestampGranularities, "pricePerAudioMinute": pricePerAudioMinute as Any,
             "limits": limits, "retry": retry,
         ])

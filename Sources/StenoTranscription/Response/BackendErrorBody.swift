@@ -2,7 +2,8 @@ import Foundation
 
 /// The message and code in a backend's error body, whichever shape it has:
 /// OpenAI `{"error": {"message", "type", "code"}}`, whisper.cpp `{"error": "text"}`,
-/// FastAPI `{"detail": "text"}` or `{"detail": [{"msg": ...}]}`, `{"message": ...}`, or plain text.
+/// FastAPI `{"detail": "text"}`, `{"detail": [{"msg": ...}]}` or `{"detail": {...}}` (any of these
+/// shapes inside, as faster-whisper-server wraps OpenAI's), `{"message": ...}`, or plain text.
 ///
 /// The message is untrusted: callers redact secrets from it before keeping it.
 struct BackendErrorBody {
@@ -39,8 +40,15 @@ struct BackendErrorBody {
         } else if let detail = dictionary["detail"] as? String {
             message = Self.shortened(detail)
         } else if let details = dictionary["detail"] as? [[String: Any]] {
-            let messages = details.compactMap { $0["msg"] as? String }
+            let messages = details.compactMap { detail -> String? in
+                guard let text = detail["msg"] as? String else { return nil }
+                // FastAPI's validation errors say where: ["body", "response_format"].
+                let location = (detail["loc"] as? [Any])?.map { "\($0)" }.filter { $0 != "body" }.joined(separator: ".")
+                return location.map { $0.isEmpty ? text : "\($0): \(text)" } ?? text
+            }
             message = messages.isEmpty ? nil : Self.shortened(messages.joined(separator: "; "))
+        } else if let detail = dictionary["detail"] as? [String: Any] {
+            read(detail)
         } else if let text = dictionary["message"] as? String {
             message = Self.shortened(text)
         }
