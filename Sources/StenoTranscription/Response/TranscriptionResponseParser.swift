@@ -103,7 +103,9 @@ private struct WireWord: Decodable {
 
     var wordValue: TranscriptionWord? {
         guard let text = word, let start = start?.value, let end = end?.value else { return nil }
-        return TranscriptionWord(word: text.trimmingWhitespace, start: start, end: end, probability: probability?.value)
+        // As the backend wrote it: a leading space marks the start of a word, and its absence a
+        // piece that continues the word before (" 9" ",000"); the worker joins them.
+        return TranscriptionWord(word: text, start: start, end: end, probability: probability?.value)
     }
 }
 

@@ -182,9 +182,9 @@ public struct ChunkJobHandler: JobHandler {
             segments: transcription.segments.map {
                 TimedSegment(start: chunkStart + $0.start, end: chunkStart + $0.end, text: $0.text.trimmingCharacters(in: .whitespaces))
             },
-            words: transcription.words.map {
-                TimedWord(word: $0.word.trimmingCharacters(in: .whitespaces), start: chunkStart + $0.start, end: chunkStart + $0.end)
-            },
+            words: BackendWords.normalized(
+                transcription.words.map { (word: $0.word, start: chunkStart + $0.start, end: chunkStart + $0.end) },
+                text: transcription.text),
             encodedBytes: encodedBytes,
             backend: result.backend,
             model: result.model,
