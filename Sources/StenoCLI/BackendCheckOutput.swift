@@ -16,6 +16,7 @@ enum BackendCheckOutput {
             } else {
                 let text = report.text.map { $0.isEmpty ? "no speech" : "\"\($0)\"" } ?? "no text"
                 line += "ok in \(latency), \(report.segments ?? 0) segment(s), \(text)"
+                if let format = report.responseFormat { line += ", answers \(format)" }
             }
             return line
         }.joined(separator: "\n")
@@ -37,6 +38,7 @@ enum BackendCheckOutput {
         var latency_ms: Int64
         var text: String?
         var segments: Int?
+        var response_format: String?
         var failure_class: String?
         var error_code: String?
         var http_status: Int?
@@ -52,6 +54,7 @@ enum BackendCheckOutput {
             latency_ms = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
             text = report.text
             segments = report.segments
+            response_format = report.responseFormat
             failure_class = report.failure?.failureClass.rawValue
             error_code = report.failure?.code.rawValue
             http_status = report.failure?.status

@@ -23,4 +23,17 @@ import Testing
         #expect(report.failure?.failureClass == .permanent)
         #expect(report.failure?.backendMessage == "The model `whisper-9` does not exist")
     }
+
+    @Test("reports the response format that worked: json after the backend refused verbose_json")
+    func reportsTheLearnedFormat() async throws {
+        let refusal = FaultServer.Reply.openAIError(
+            400, message: "response_format 'verbose_json' is not compatible with model 'gpt-x'.", type: "invalid_request_error",
+            code: "unsupported_value")
+        let server = try FaultServer(replies: [refusal], then: .json(200, #"{"text":""}"#))
+        let report = await BackendCheck.run(TestBackend.client(TestBackend.configuration(url: server.baseURL)))
+        #expect(report.succeeded)
+        #expect(report.responseFormat == "json")
+        let plain = try FaultServer(replies: [], then: .json(200, #"{"text":"","segments":[]}"#))
+        #expect(await BackendCheck.run(TestBackend.client(TestBackend.configuration(url: plain.baseURL))).responseFormat == "verbose_json")
+    }
 }

@@ -71,7 +71,7 @@ import Testing
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
         let error = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }.0.failure
         #expect(error?.failureClass == .permanent)
-        #expect(error?.backendMessage == "Field required")
+        #expect(error?.backendMessage == "file: Field required", "the message names the field FastAPI found missing")
     }
 
     @Test func whisperCppErrorStringIsTheMessage() async throws {

@@ -53,6 +53,39 @@ import Testing
         } throws: { "\($0)".contains("STENO_BACKEND_FIELDS") }
     }
 
+    @Test("models known to answer JSON only are asked for json, whatever the configured format")
+    func jsonOnlyModelsAreAskedForJSON() async throws {
+        let server = try FaultServer(replies: [], then: .json(200, #"{"text":"Hello."}"#))
+        var configuration = TestBackend.configuration(url: server.baseURL)
+        configuration.model = "gpt-4o-mini-transcribe"
+        configuration.timestampGranularities = [.segment, .word]
+        let client = TestBackend.client(configuration)
+        let result = try await client.transcribe(TranscriptionRequest(audio: [1, 2, 3], format: .flac))
+        let recorded = try #require(server.requests.first)
+        #expect(recorded.field("response_format") == "json")
+        #expect(recorded.fields("timestamp_granularities[]").isEmpty)
+        #expect(result.responseFormat == .json)
+        #expect(result.transcription.text == "Hello.")
+    }
+
+    @Test("a backend that refuses verbose_json with a 400 is asked for json at once, and from then on")
+    func refusedFormatIsLearned() async throws {
+        let refusal = FaultServer.Reply.openAIError(
+            400, message: "response_format 'verbose_json' is not compatible with model 'gpt-x'. Use 'json' or 'text' instead.",
+            type: "invalid_request_error", code: "unsupported_value")
+        let server = try FaultServer(replies: [refusal], then: .json(200, #"{"text":"Learned."}"#))
+        var configuration = TestBackend.configuration(url: server.baseURL)
+        configuration.model = "some-new-model"
+        let client = TestBackend.client(configuration)
+        let first = try await client.transcribe(TranscriptionRequest(audio: [1], format: .flac))
+        #expect(first.transcription.text == "Learned.")
+        #expect(first.requests == 2)
+        #expect(first.responseFormat == .json)
+        _ = try await client.transcribe(TranscriptionRequest(audio: [2], format: .flac))
+        #expect(server.requests.map { $0.field("response_format") } == ["verbose_json", "json", "json"])
+        #expect(client.responseFormat == .json)
+    }
+
     @Test func jsonFormatSendsNoGranularitiesOrOptionalFields() async throws {
         let server = try FaultServer(replies: [])
         var configuration = TestBackend.configuration(url: server.baseURL, responseFormat: .json)

@@ -13,6 +13,9 @@ public struct BackendCheck: Sendable {
         /// The text the backend made of the tone (often empty: it is not speech).
         public var text: String?
         public var segments: Int?
+        /// The response format that worked: the configured one, or `json` chosen for the model or
+        /// learned from the backend's refusal of `verbose_json`.
+        public var responseFormat: String?
         public var failure: TranscriptionError?
 
         public var succeeded: Bool { failure == nil }
@@ -32,6 +35,7 @@ public struct BackendCheck: Sendable {
             report.latency = result.latency
             report.text = result.transcription.text
             report.segments = result.transcription.segments.count
+            report.responseFormat = result.responseFormat.rawValue
         } catch {
             report.latency = ContinuousClock.now - started
             report.failure = error

@@ -1,12 +1,12 @@
 extension TranscriptionClient {
     /// The multipart form for one chunk: `file` named with the format's extension, `model`, and
     /// the optional fields the configuration and request call for.
-    func httpRequest(for request: TranscriptionRequest, timeout: Duration) -> HTTPRequest {
+    func httpRequest(for request: TranscriptionRequest, format: TranscriptionResponseFormat, timeout: Duration) -> HTTPRequest {
         var fields: [(name: String, value: String)] = [
             ("model", configuration.model),
-            ("response_format", configuration.responseFormat.rawValue),
+            ("response_format", format.rawValue),
         ]
-        if configuration.responseFormat == .verboseJSON {
+        if format == .verboseJSON {
             for granularity in configuration.timestampGranularities {
                 fields.append(("timestamp_granularities[]", granularity.rawValue))
             }

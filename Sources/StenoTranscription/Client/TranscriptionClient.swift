@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import Synchronization
 
 /// Sends chunks to one OpenAI-compatible backend and returns their transcriptions, or an error
 /// in exactly one failure class.
@@ -16,6 +17,8 @@ public final class TranscriptionClient: Sendable {
     private let logger: Logger
     private let redactor: SecretRedactor
     private let engine: CurlTransferEngine
+    /// `json`, once the backend refused `verbose_json` with a 400 naming the response format.
+    private let learnedFormat = Mutex<TranscriptionResponseFormat?>(nil)
 
     public init(configuration: TranscriptionBackendConfiguration, logger: Logger = Logger(label: "steno.transcription")) {
         self.configuration = configuration
@@ -24,6 +27,28 @@ public final class TranscriptionClient: Sendable {
         self.logger = logger
         redactor = SecretRedactor(secrets: configuration.secrets)
         engine = .shared
+    }
+
+    /// The format asked for: the configured one, except `json` for models known to answer JSON
+    /// only (OpenAI's gpt-4o transcribe models and their successors) or once the backend has
+    /// refused `verbose_json`. The merge then times the text from the chunk itself.
+    public var responseFormat: TranscriptionResponseFormat {
+        if let learned = learnedFormat.withLock({ $0 }) { return learned }
+        if configuration.responseFormat == .verboseJSON && Self.answersJSONOnly(model: configuration.model) { return .json }
+        return configuration.responseFormat
+    }
+
+    /// Models that refuse `verbose_json`: OpenAI's transcribe models other than whisper-1.
+    static func answersJSONOnly(model: String) -> Bool {
+        let model = model.lowercased()
+        return model.hasPrefix("gpt-") && model.contains("transcribe")
+    }
+
+    /// A 400 that says the response format is what the backend refuses.
+    static func refusesFormat(_ error: TranscriptionError) -> Bool {
+        guard error.status == 400 else { return false }
+        let words = [error.backendMessage, error.backendCode].compactMap { $0?.lowercased() }.joined(separator: " ")
+        return words.contains("response_format") || words.contains("verbose_json")
     }
 
     /// Transcribes one chunk.
@@ -78,12 +103,22 @@ public final class TranscriptionClient: Sendable {
                 logger.debug("transcribed chunk", metadata: [
                     "requests": "\(requests)", "latency_ms": "\(latency.milliseconds)", "segments": "\(transcription.segments.count)",
                 ])
-                return .success(TranscriptionResult(
+                var result = TranscriptionResult(
                     transcription: transcription, backend: configuration.name, model: configuration.model,
-                    requests: requests, latency: latency, estimatedCost: cost(of: transcription, request: request)))
+                    requests: requests, latency: latency, estimatedCost: cost(of: transcription, request: request))
+                result.responseFormat = responseFormat
+                return .success(result)
             case .failure(let failure):
                 error = failure
                 error.requests = requests
+            }
+            if responseFormat == .verboseJSON && Self.refusesFormat(error) {
+                // Learned once per client and remembered: every later chunk asks for `json`.
+                learnedFormat.withLock { $0 = .json }
+                logger.notice("the backend refuses verbose_json; asking for json from now on", metadata: [
+                    "model": "\(configuration.model)", "backend_message": "\(error.backendMessage ?? "")",
+                ])
+                continue
             }
 
             guard error.failureClass == .transient, !error.retryForbiddenByBackend else {
@@ -123,8 +158,9 @@ public final class TranscriptionClient: Sendable {
     /// One HTTP request, its answer read into a transcription or classified as a failure.
     private func send(_ request: TranscriptionRequest, timeout: Duration, signal: CancellationSignal) async -> Result<Transcription, TranscriptionError> {
         let transfer: CurlTransfer
+        let format = responseFormat
         do throws(CurlCallError) {
-            transfer = try CurlTransfer(request: httpRequest(for: request, timeout: timeout), cancellation: signal)
+            transfer = try CurlTransfer(request: httpRequest(for: request, format: format, timeout: timeout), cancellation: signal)
         } catch {
             return .failure(TranscriptionError(.clientFailure, .internal, error.description, backend: configuration.name))
         }
@@ -134,7 +170,7 @@ public final class TranscriptionClient: Sendable {
         case .success(let response) where (200..<300).contains(response.status):
             do throws(TranscriptionResponseParser.Failure) {
                 return .success(try TranscriptionResponseParser.parse(
-                    response.body, format: configuration.responseFormat, chunkDuration: request.duration))
+                    response.body, format: format, chunkDuration: request.duration))
             } catch {
                 switch error {
                 case .malformed(let reason, let backendMessage):

@@ -4,6 +4,9 @@ public struct TranscriptionResult: Sendable {
     /// The name of the backend that answered.
     public var backend: String
     public var model: String
+    /// The format the answer came in: the configured one, or `json` chosen for the model or
+    /// learned from the backend's refusal of `verbose_json`.
+    public var responseFormat: TranscriptionResponseFormat = .verboseJSON
     /// Whether the fallback backend answered because the primary had failed this chunk.
     public var usedFallback: Bool
     /// The primary's failure that sent the chunk to the fallback in this call, if any.
