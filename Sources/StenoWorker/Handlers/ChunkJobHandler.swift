@@ -85,7 +85,7 @@ public struct ChunkJobHandler: JobHandler {
                 ])
             }
         }
-        let stored = Self.stored(result, chunkStart: chunk.start, encodedBytes: encoded.data.count)
+        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encoded.data.count)
         let disposal = try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
         let logged: Logger.Metadata = [
             "chunk.index": "\(chunk.index)", "bytes": "\(encoded.data.count)", "words": "\(stored.words.count)",
@@ -174,16 +174,23 @@ public struct ChunkJobHandler: JobHandler {
         return .completed
     }
 
-    /// The result on the media's clock: the backend's times are relative to the chunk's start.
-    static func stored(_ result: TranscriptionResult, chunkStart: Double, encodedBytes: Int) -> WorkStore.StoredTranscription {
+    /// The result on the media's clock: the backend's times are relative to the chunk's start,
+    /// and are clamped to the chunk's audio, since a backend can stamp a segment past the end of
+    /// what it was sent (one third-party server answered 20 s past a chunk's end).
+    static func stored(_ result: TranscriptionResult, chunk: ClosedRange<Double>, encodedBytes: Int) -> WorkStore.StoredTranscription {
         let transcription = result.transcription
+        func onTheMediaClock(_ offset: Double) -> Double { min(max(chunk.lowerBound + offset, chunk.lowerBound), chunk.upperBound) }
         return WorkStore.StoredTranscription(
             text: transcription.text.trimmingCharacters(in: .whitespacesAndNewlines),
             segments: transcription.segments.map {
-                TimedSegment(start: chunkStart + $0.start, end: chunkStart + $0.end, text: $0.text.trimmingCharacters(in: .whitespaces))
+                let start = onTheMediaClock($0.start)
+                return TimedSegment(start: start, end: max(start, onTheMediaClock($0.end)), text: $0.text.trimmingCharacters(in: .whitespaces))
             },
             words: BackendWords.normalized(
-                transcription.words.map { (word: $0.word, start: chunkStart + $0.start, end: chunkStart + $0.end) },
+                transcription.words.map {
+                    let start = onTheMediaClock($0.start)
+                    return (word: $0.word, start: start, end: max(start, onTheMediaClock($0.end)))
+                },
                 text: transcription.text),
             encodedBytes: encodedBytes,
             backend: result.backend,
