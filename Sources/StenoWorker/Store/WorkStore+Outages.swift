@@ -45,7 +45,7 @@ extension WorkStore {
                     "INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds) VALUES ($1, $2, now() + make_interval(secs => $3), $3)",
                     [backend, reason, wait.seconds])
             }
-            return try await Self.outages(on: connection, backend: backend).first!
+            return try await Self.outage(of: backend, on: connection)
         }
     }
 
@@ -68,14 +68,10 @@ extension WorkStore {
             .first.map { try $0.decode("since", as: Date.self) }
     }
 
-    private static func outages(on connection: PostgresConnection, backend: String?) async throws -> [Outage] {
-        try await connection.query(
-            """
-            SELECT backend, reason, since, probe_at, failures FROM backend_outages
-            WHERE $1::text IS NULL OR backend = $1
-            """,
-            [backend]
-        ).map(Outage.init(row:))
+    private static func outage(of backend: String, on connection: PostgresConnection) async throws -> Outage {
+        try Outage(row: try await connection.query(
+            "SELECT backend, reason, since, probe_at, failures FROM backend_outages WHERE backend = $1", [backend]
+        ).single())
     }
 }
 
