@@ -51,13 +51,18 @@ extension WorkStore {
     }
 
     /// `queued` (or `failed`, on a retry) -> `running`.
-    /// Marks the chunk running; false when it is no longer to be transcribed. The update waits
-    /// for a write of the chunk in progress (an earlier attempt storing its answer) and then
-    /// sees its outcome, so a job run again never uploads a chunk that was answered meanwhile.
+    /// Marks the chunk running; false when it is no longer to be transcribed. It takes the
+    /// chapter's row first, as the write of an answer does, so it queues behind an earlier
+    /// attempt's write already waiting there and then sees its outcome: a job run again never
+    /// uploads a chunk that was answered meanwhile.
     public func markRunning(chunkID: Int64) async throws -> Bool {
-        !(try await client.query(
-            "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running') RETURNING id",
-            [chunkID])).isEmpty
+        try await client.withTransaction { connection in
+            try await connection.query(
+                "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = $1 FOR UPDATE OF c", [chunkID])
+            return !(try await connection.query(
+                "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running') RETURNING id",
+                [chunkID])).isEmpty
+        }
     }
 
     /// Stores the transcription and completes the chunk job; when this was the chapter's last
