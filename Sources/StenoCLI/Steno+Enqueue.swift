@@ -22,6 +22,7 @@ extension Steno {
                 "steno enqueue /media/podcasts --priority high   # a folder, recursively",
                 "steno enqueue '/media/lectures/*.mp4' --chapters 1-3 --language en",
                 "steno enqueue https://example.com/ep.mp3 --webhook https://hook.example/",
+                "steno enqueue ep42.mp3 --prompt 'Ahmad Chalabi, Kubernetes, KEDA, PgQueuer.'",
             ]))
 
         @OptionGroup var database: DatabaseOptions
@@ -37,6 +38,11 @@ extension Steno {
 
         @Option(help: ArgumentHelp("Transcription model, such as whisper-1 (default: the worker's).", valueName: "name"))
         var model: String?
+
+        @Option(help: ArgumentHelp(
+            "Names and vocabulary the backend should expect, sent with every chunk (up to \(NewMedia.longestPrompt) characters).",
+            valueName: "text"))
+        var prompt: String?
 
         @Option(help: ArgumentHelp("high, medium or low.", valueName: "priority"))
         var priority: String = "low"
@@ -97,6 +103,19 @@ extension Steno {
             if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw AdminError(.invalidInput, "--model must not be empty")
             }
+            if let prompt {
+                if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    throw AdminError(.invalidInput, "--prompt must not be empty")
+                }
+                if prompt.count > NewMedia.longestPrompt {
+                    throw AdminError(
+                        .invalidInput, "--prompt has \(prompt.count) characters; the longest is \(NewMedia.longestPrompt)",
+                        hint: "whisper reads only the last 224 tokens of a prompt: keep the names and terms that matter")
+                }
+                if prompt.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) {
+                    throw AdminError(.invalidInput, "--prompt must not contain control characters")
+                }
+            }
             if let webhook {
                 let scheme = URL(string: webhook)?.scheme?.lowercased()
                 guard scheme == "http" || scheme == "https", URL(string: webhook)?.host?.isEmpty == false else {
@@ -122,7 +141,7 @@ extension Steno {
             return resolution.sources.map { source in
                 NewMedia(
                     source: source, title: title, language: language, model: model, priority: priority,
-                    chapters: selection, webhookURL: webhook)
+                    chapters: selection, webhookURL: webhook, prompt: prompt?.trimmingCharacters(in: .whitespacesAndNewlines))
             }
         }
     }

@@ -7,13 +7,17 @@ extension Steno {
     struct TranscriptCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "transcript",
-            abstract: "Export a transcript as text, SRT, WebVTT or JSON.",
+            abstract: "Export a transcript as text, SRT, WebVTT, JSON or a podcast transcript.",
             discussion: HelpText.withExamples("""
                 Times are on the recording's own clock, also for a single chapter. Subtitles hold
                 at most 2 lines of 42 characters per cue; long sentences are split at word times
                 when the backend gave them, else in proportion to their length. Chapters not
                 transcribed yet are left out of subtitles and marked in text (with a note on
                 stderr).
+
+                --format podcast writes the JSON of the Podcasting 2.0 <podcast:transcript>
+                tag (type="application/json"): one segment per sentence, with startTime and
+                endTime in seconds from the start of the recording.
 
                 Without --format, the format follows the extension of -o, else txt.
 
@@ -22,6 +26,7 @@ extension Steno {
                 "steno transcript 12                       # text on standard output",
                 "steno transcript 12 -o moby.srt            # the format from the extension",
                 "steno transcript 12 --chapter 3 --format vtt",
+                "steno transcript 12 --format podcast -o episode-12.transcript.json",
             ]))
 
         @OptionGroup var database: DatabaseOptions
@@ -32,7 +37,7 @@ extension Steno {
         @Option(help: ArgumentHelp("Only this chapter, numbered from 1.", valueName: "n"))
         var chapter: Int?
 
-        @Option(help: ArgumentHelp("txt, srt, vtt or json.", valueName: "format"))
+        @Option(help: ArgumentHelp("txt, srt, vtt, json or podcast.", valueName: "format"))
         var format: String?
 
         @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
@@ -45,7 +50,7 @@ extension Steno {
             try MediaIDs.validate([media])
             if let chapter, chapter < 1 { throw ValidationError("chapters are numbered from 1") }
             if let format, TranscriptFormat(rawValue: format.lowercased()) == nil {
-                throw ValidationError("--format must be txt, srt, vtt or json, not \(format)")
+                throw ValidationError("--format must be txt, srt, vtt, json or podcast, not \(format)")
             }
         }
 

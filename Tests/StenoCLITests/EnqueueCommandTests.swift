@@ -19,6 +19,7 @@ struct EnqueueCommandTests {
                 "enqueue", folder.root.appendingPathComponent("book").path, folder.root.path + "/talks/*.wav",
                 "https://example.com/episode.mp3", "--priority", "high", "--chapters", "1,3-4", "--language", "en",
                 "--model", "whisper-1", "--webhook", "https://hooks.example.com/steno", "--json",
+                "--prompt", "  Chalabi, KEDA, PgQueuer.\n",
             ])
             #expect(result.status == 0, "\(result.standardError)")
             let enqueued = try JSONOf.array(result.standardOutput)
@@ -28,7 +29,7 @@ struct EnqueueCommandTests {
             let client = database.client()
             let rows = try await client.query(
                 """
-                SELECT m.id, m.source, m.state, m.priority, m.language, m.model, m.webhook_url, m.chapter_selection::text AS selection,
+                SELECT m.id, m.source, m.state, m.priority, m.language, m.model, m.prompt, m.webhook_url, m.chapter_selection::text AS selection,
                        j.kind, j.state AS job_state, j.priority AS job_priority
                 FROM media m JOIN jobs j ON j.media_id = m.id ORDER BY m.id
                 """)
@@ -39,6 +40,7 @@ struct EnqueueCommandTests {
                 #expect(try row.decode("priority", as: Int.self) == 2)
                 #expect(try row.decode("language", as: String.self) == "en")
                 #expect(try row.decode("model", as: String.self) == "whisper-1")
+                #expect(try row.decode("prompt", as: String.self) == "Chalabi, KEDA, PgQueuer.")
                 #expect(try row.decode("webhook_url", as: String.self) == "https://hooks.example.com/steno")
                 #expect(try row.decode("selection", as: String.self) == "{0,2,3}", "1-based 1,3-4 stored as 0-based indexes")
                 #expect(try row.decode("kind", as: String.self) == "media")
@@ -140,6 +142,9 @@ struct EnqueueCommandTests {
         (["--language", "english!"], "--language must be an ISO 639 code"),
         (["--webhook", "mailto:ops@example.com"], "--webhook must be an http(s) URL"),
         (["--title", "One title"], "--title names one recording, but 2 sources"),
+        (["--prompt", "   "], "--prompt must not be empty"),
+        (["--prompt", String(repeating: "Kubernetes ", count: 100)], "--prompt has 1100 characters; the longest is 1000"),
+        (["--prompt", "bell\u{07}"], "--prompt must not contain control characters"),
     ])
     func badOptions(options: [String], message: String) async throws {
         let folder = try MediaFolder()

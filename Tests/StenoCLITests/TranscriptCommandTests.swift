@@ -84,6 +84,33 @@ struct TranscriptCommandTests {
         }
     }
 
+    @Test("--format podcast writes Podcasting 2.0 JSON: version and one segment per sentence, in seconds from the start")
+    func podcastFormat() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let media = try await TestMediaBuilder.insert(Self.book(), into: client)
+            let result = try await database.steno(["transcript", String(media.mediaID), "--format", "podcast"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let document = try JSONOf.object(result.standardOutput)
+            #expect(Set(document.keys) == ["version", "segments"])
+            #expect(document["version"] as? String == "1.0.0")
+            let segments = try #require(document["segments"] as? [[String: Any]])
+            #expect(segments.count == 3)
+            #expect(segments.allSatisfy { Set($0.keys) == ["startTime", "endTime", "body"] })
+            #expect(segments[0]["startTime"] as? Double == 1.5)
+            #expect(segments[0]["endTime"] as? Double == 4.25)
+            #expect(segments[0]["body"] as? String == "A short preface.")
+            #expect(segments[1]["startTime"] as? Double == 3600, "times count from the start of the recording, not the chapter")
+            let starts = segments.compactMap { $0["startTime"] as? Double }
+            #expect(starts == starts.sorted())
+            // The file extension alone does not choose it: .json stays Steno's own JSON.
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(try await database.steno(["transcript", String(media.mediaID), "-o", path]).status == 0)
+            #expect(try JSONOf.object(String(contentsOfFile: path, encoding: .utf8))["chapters"] != nil)
+        }
+    }
+
     @Test("nothing transcribed yet exits 1 and says so; unknown chapters and media exit 2; a bad format is a usage error")
     func badInput() async throws {
         try await TestDatabase.with { database in
@@ -101,7 +128,7 @@ struct TranscriptCommandTests {
             #expect(unknown.status == 2)
             let format = try await database.steno(["transcript", String(book.mediaID), "--format", "docx"])
             #expect(format.status == 64)
-            #expect(format.standardError.contains("--format must be txt, srt, vtt or json"))
+            #expect(format.standardError.contains("--format must be txt, srt, vtt, json or podcast"))
             let unwritable = try await database.steno(["transcript", String(book.mediaID), "-o", "/nonexistent/dir/out.srt"])
             #expect(unwritable.status == 2)
             #expect(unwritable.standardError.contains("cannot write /nonexistent/dir/out.srt"))

@@ -2,13 +2,15 @@ import StenoCore
 import Testing
 
 /// Synthetic energy profiles: speech at 0.3 RMS, pauses at 0.001, in 50 ms windows.
-private func profile(seconds: Int, pausesAt pauses: [Double], pauseLength: Double = 0.6, start: MediaTime = .zero) -> EnergyProfile {
+private func profile(
+    seconds: Int, pausesAt pauses: [Double], pauseLength: Double = 0.6, pauseLevel: Float = 0.001, start: MediaTime = .zero
+) -> EnergyProfile {
     let windows = seconds * 20
     var rms = [Float](repeating: 0.3, count: windows)
     for pause in pauses {
         let first = Int(((pause - pauseLength / 2) * 20).rounded())
         let last = Int(((pause + pauseLength / 2) * 20).rounded())
-        for window in max(0, first)..<min(windows, last) { rms[window] = 0.001 }
+        for window in max(0, first)..<min(windows, last) { rms[window] = pauseLevel }
     }
     return EnergyProfile(start: start, windowDuration: MediaTime(milliseconds: 50), rms: rms)
 }
@@ -32,10 +34,12 @@ private func seconds(_ value: Double) -> MediaTime {
         #expect(cuts[2] >= 515 && cuts[2] <= 555)
     }
 
-    @Test func cutRangesTileTheChapterAndOverlapIsCentredOnCuts() throws {
+    @Test func cutRangesTileTheChapterAndOverlapIsCentredOnCutsThatAreNotClearPauses() throws {
         let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(60), searchWindow: seconds(10), overlap: seconds(1.5)))
         let chapter = seconds(12.5)..<seconds(400.25)
-        let energy = profile(seconds: 401, pausesAt: [70, 135, 190, 260, 330])
+        // Dips to a sixth of the speaking level: quieter, but not below its tenth, so a word
+        // may still run through them (music under speech, a room's noise).
+        let energy = profile(seconds: 401, pausesAt: [70, 135, 190, 260, 330], pauseLevel: 0.05)
         let chunks = planner.plan(chapter, energy: energy)
         #expect(chunks.first?.cutStart == chapter.lowerBound)
         #expect(chunks.last?.cutEnd == chapter.upperBound)
@@ -47,6 +51,50 @@ private func seconds(_ value: Double) -> MediaTime {
             #expect(left.end - left.cutEnd == seconds(0.75))
         }
         #expect(chunks.map(\.index) == Array(0..<chunks.count))
+    }
+
+    @Test func cutsInClearPausesHaveNoOverlap() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(60), searchWindow: seconds(10), overlap: seconds(1.5)))
+        // Clear pauses near 70 and 190 s; at 135 s only a dip, and none near 260 s.
+        var energy = profile(seconds: 300, pausesAt: [70, 190])
+        for window in (134 * 20)..<(136 * 20) { energy.rms[window] = 0.05 }
+        let chunks = planner.plan(.zero..<seconds(300), energy: energy)
+        #expect(chunks.count == 5)
+        let cuts = chunks.dropFirst().map(\.cutStart.seconds)
+        #expect(abs(cuts[0] - 70) <= 0.1 && abs(cuts[1] - 135) <= 0.1 && abs(cuts[2] - 190) <= 0.1)
+        // Clear pauses: the chunks meet at the cut. The dip and the flat stretch: overlap.
+        #expect(chunks[0].end == chunks[1].start && chunks[0].end == chunks[0].cutEnd)
+        #expect(chunks[1].end - chunks[2].start == seconds(1.5))
+        #expect(chunks[2].end == chunks[3].start)
+        #expect(chunks[3].end - chunks[4].start == seconds(1.5))
+    }
+
+    @Test func eachChunkCarriesTheSpeechInItsAudio() throws {
+        let planner = try ChunkPlanner(configuration: .init(targetDuration: seconds(60), searchWindow: seconds(10)))
+        // Speech with pauses of 0.6 s at 10, 20, 30 ... 110 s; the cut near 60 s is clear.
+        let energy = profile(seconds: 120, pausesAt: stride(from: 10.0, through: 110, by: 10).map { $0 })
+        let chunks = planner.plan(.zero..<seconds(120), energy: energy)
+        #expect(chunks.count == 2)
+        for chunk in chunks {
+            #expect(chunk.speech.count == 6)
+            #expect(chunk.speech.allSatisfy { $0.lowerBound >= chunk.start.seconds && $0.upperBound <= chunk.end.seconds })
+        }
+        // The gap at 10 s: speech to 9.7 s, again from 10.3 s.
+        #expect(abs(chunks[0].speech[0].upperBound - 9.7) <= 0.06)
+        #expect(abs(chunks[0].speech[1].lowerBound - 10.3) <= 0.06)
+    }
+
+    @Test func speechRegionsIgnoreShortGapsAndClicks() {
+        // 50 ms windows: speech 0-1 s, a 100 ms gap (a stop consonant), speech to 2 s, silence,
+        // a 50 ms click at 3 s, silence to 4 s.
+        var rms = [Float](repeating: 0.2, count: 40) + [Float](repeating: 0.0, count: 40)
+        rms[20] = 0.0
+        rms[21] = 0.0
+        rms[60] = 0.3
+        let regions = SpeechRegions(EnergyProfile(start: seconds(5), windowDuration: MediaTime(milliseconds: 50), rms: rms))
+        #expect(regions.regions.count == 1)
+        #expect(abs(regions.regions[0].lowerBound - 5) < 1e-9 && abs(regions.regions[0].upperBound - 7) < 1e-9)
+        #expect(regions.within(6...6.5) == [6...6.5])
     }
 
     @Test func noChunkExceedsTheDurationLimitEvenWithoutPauses() throws {

@@ -86,6 +86,36 @@ import Testing
         #expect(client.responseFormat == .json)
     }
 
+    @Test("a request's own model replaces the configured one, with the format and the learning for that model")
+    func requestModelOverridesTheConfiguredOne() async throws {
+        let server = try FaultServer(replies: [], then: .json(200, #"{"text":"Hello."}"#))
+        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
+        let own = try await client.transcribe(TranscriptionRequest(audio: [1], format: .flac, prompt: "Chalabi, KEDA.", model: "gpt-4o-transcribe"))
+        let configured = try await client.transcribe(TranscriptionRequest(audio: [2], format: .flac))
+        #expect(server.requests.map { $0.field("model") } == ["gpt-4o-transcribe", TestBackend.configuration(url: server.baseURL).model])
+        #expect(server.requests.map { $0.field("response_format") } == ["json", "verbose_json"])
+        #expect(server.requests.first?.field("prompt") == "Chalabi, KEDA.")
+        #expect(own.model == "gpt-4o-transcribe" && own.responseFormat == .json)
+        #expect(configured.responseFormat == .verboseJSON)
+        #expect(client.responseFormat(for: "gpt-4o-transcribe") == .json && client.responseFormat == .verboseJSON)
+    }
+
+    @Test("a fallback backend is sent its own model, not the media's")
+    func fallbackUsesItsOwnModel() async throws {
+        let primary = try FaultServer(replies: [], then: .json(503, #"{"error":{"message":"overloaded"}}"#))
+        let secondary = try FaultServer(replies: [], then: .json(200, #"{"text":"Fallback."}"#))
+        var primaryConfiguration = TestBackend.configuration(url: primary.baseURL)
+        primaryConfiguration.retry.maximumRetries = 0
+        var secondaryConfiguration = TestBackend.configuration(url: secondary.baseURL)
+        secondaryConfiguration.model = "tiny.en"
+        let client = FallbackTranscriptionClient(
+            primary: TestBackend.client(primaryConfiguration), fallback: TestBackend.client(secondaryConfiguration), fallbackAfter: 1)
+        let result = try await client.transcribe(TranscriptionRequest(audio: [1], format: .flac, model: "whisper-large-v3"))
+        #expect(primary.requests.first?.field("model") == "whisper-large-v3")
+        #expect(secondary.requests.first?.field("model") == "tiny.en")
+        #expect(result.usedFallback && result.model == "tiny.en")
+    }
+
     @Test func jsonFormatSendsNoGranularitiesOrOptionalFields() async throws {
         let server = try FaultServer(replies: [])
         var configuration = TestBackend.configuration(url: server.baseURL, responseFormat: .json)

@@ -51,4 +51,60 @@ struct TranscriptMergerTests {
         }
         #expect(sentences.allSatisfy { $0.start >= 0 && $0.end <= 10 && $0.start <= $0.end })
     }
+
+    @Test("edge words heard differently by each side come from the side that heard them whole")
+    func edgeWordsDiffer() {
+        // The left side hears "stairs" cut off; the right side stamps its first word from its edge.
+        var left = words("the keeper climbed the stay", from: 8.2)
+        left[4].end = 10.75
+        var right = words("limbed the stairs every evening", from: 9.0)
+        right[0].start = 9.25
+        let a = ChunkTranscript(start: 0, end: 10.75, text: "", segments: [], words: left)
+        let b = ChunkTranscript(start: 9.25, end: 20, text: "", segments: [], words: right)
+        let merged = TranscriptMerger().mergedWords([a, b], chapter: 0...20).map(\.word)
+        #expect(merged == ["the", "keeper", "climbed", "the", "stairs", "every", "evening"])
+    }
+
+    @Test("a first word stamped from the chunk's edge is not lost to the time cut")
+    func firstWordStampedFromTheEdge() {
+        // Whisper stamps "man." from the right chunk's first instant (9.25 s), before the cut at
+        // 10 s; "He" was really spoken at 10.3 s and the left side heard it too.
+        let left = [TimedWord(word: "said", start: 8.6, end: 8.9), TimedWord(word: "the", start: 9.0, end: 9.2),
+                    TimedWord(word: "man.", start: 9.3, end: 9.8), TimedWord(word: "He", start: 10.3, end: 10.5)]
+        let right = [TimedWord(word: "man.", start: 9.25, end: 9.9), TimedWord(word: "He", start: 10.3, end: 10.5),
+                     TimedWord(word: "answered", start: 10.5, end: 11.0), TimedWord(word: "quickly.", start: 11.1, end: 11.6)]
+        let merged = TranscriptMerger().mergedWords(
+            [ChunkTranscript(start: 0, end: 10.75, text: "", segments: [], words: left),
+             ChunkTranscript(start: 9.25, end: 20, text: "", segments: [], words: right)], chapter: 0...20).map(\.word)
+        #expect(merged == ["said", "the", "man.", "He", "answered", "quickly."])
+    }
+
+    @Test("chunks that meet at a clear pause are joined as they are")
+    func noOverlap() {
+        let a = ChunkTranscript(start: 0, end: 10, text: "", segments: [], words: words("the end of it.", from: 8))
+        let b = ChunkTranscript(start: 10, end: 20, text: "", segments: [], words: words("The end of it.", from: 10.2))
+        let merged = TranscriptMerger().mergedWords([a, b], chapter: 0...20).map(\.word)
+        #expect(merged == ["the", "end", "of", "it.", "The", "end", "of", "it."])
+    }
+
+    @Test("words without times are laid over the chunk's speech, never over its pauses")
+    func untimedWordsFollowTheSpeech() {
+        let chunk = ChunkTranscript(
+            start: 0, end: 10, text: "One two three. Four five six.", segments: [], words: [], speech: [1...3, 6...8])
+        let sentences = TranscriptMerger().merge([chunk], chapter: 0...10)
+        #expect(sentences.map(\.text) == ["One two three.", "Four five six."])
+        #expect(abs(sentences[0].start - 1) < 1e-9 && abs(sentences[0].end - 3) < 1e-9)
+        #expect(abs(sentences[1].start - 6) < 1e-9 && abs(sentences[1].end - 8) < 1e-9)
+        // Without measured speech, the words spread over the whole chunk.
+        let unmeasured = TranscriptMerger().merge([ChunkTranscript(start: 0, end: 10, text: "One two.", segments: [], words: [])], chapter: 0...10)
+        #expect(unmeasured.first?.start == 0 && unmeasured.first?.end == 10)
+    }
+
+    @Test("untimed sides that share no words in their overlap keep all of them")
+    func untimedWithoutAgreement() {
+        let a = ChunkTranscript(start: 0, end: 10.75, text: "the storm broke", segments: [], words: [])
+        let b = ChunkTranscript(start: 9.25, end: 20, text: "windows of the tower", segments: [], words: [])
+        let merged = TranscriptMerger().mergedWords([a, b], chapter: 0...20).map(\.word)
+        #expect(merged == ["the", "storm", "broke", "windows", "of", "the", "tower"])
+    }
 }

@@ -212,6 +212,33 @@ struct WorkerEndToEndTests {
         }
     }
 
+    @Test("a media's prompt and model go with every chunk of it, and only with its own")
+    func promptAndModelPerMedia() async throws {
+        let backend = try FaultServer(replies: [], then: .json(200, #"{"text":"Heard."}"#))
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { _ in
+                let own = try await db.enqueue(bookPath, model: "gpt-4o-transcribe", prompt: "The Keeper, Lighthouse, quay.")
+                #expect(try await db.waitForMedia(own, in: ["succeeded", "failed"]) == "succeeded")
+                let plain = try await db.enqueue(bookPath)
+                #expect(try await db.waitForMedia(plain, in: ["succeeded", "failed"]) == "succeeded")
+                let chunks = try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND state = 'succeeded'", own)
+                let requests = backend.requests
+                #expect(requests.count == chunks * 2)
+                let prompted = requests.filter { $0.field("prompt") == "The Keeper, Lighthouse, quay." }
+                #expect(prompted.count == chunks)
+                #expect(prompted.allSatisfy { $0.field("model") == "gpt-4o-transcribe" && $0.field("response_format") == "json" })
+                let others = requests.filter { $0.field("prompt") == nil }
+                #expect(others.count == chunks)
+                #expect(others.allSatisfy { $0.field("model") != "gpt-4o-transcribe" })
+                #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND model = 'gpt-4o-transcribe'", own) == chunks)
+            }
+        }
+    }
+
     @Test("transient faults in front of steno-asr (503s and resets) give the same transcript as a clean run")
     func transientFaultsSameTranscript() async throws {
         // Each run gets a fresh steno-asr and one job at a time, so that both send it the same

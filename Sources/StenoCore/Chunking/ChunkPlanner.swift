@@ -2,7 +2,10 @@
 /// search window around each target boundary, always within the backend's limits.
 ///
 /// Cuts go where the speaker pauses, so that no word is split when a pause exists nearby; when
-/// the search window holds no audio data, the cut falls on the target boundary.
+/// the search window holds no audio data, the cut falls on the target boundary. A cut in a clear
+/// pause (quieter than the chapter's pause level for the whole quiet stretch) needs no overlap:
+/// no word spans it, so neither side hears a word twice or half. Only the other cuts widen
+/// their chunks by the overlap, which the merge then resolves by aligning the two sides.
 public struct ChunkPlanner: Sendable {
     public let configuration: Configuration
     /// The longest cut range allowed: the backend's duration limit and the upload size limit
@@ -31,20 +34,24 @@ public struct ChunkPlanner: Sendable {
     public func plan(_ range: Range<MediaTime>, energy: EnergyProfile) -> [PlannedChunk] {
         let target = MediaTime.min(configuration.targetDuration, longestCutRange)
         let search = MediaTime.min(configuration.searchWindow, target * (1, 2))
+        let speech = SpeechRegions(energy)
         var cuts = [range.lowerBound]
+        var clear = [true]
         var position = range.lowerBound
         while range.upperBound - position > longestCutRange || range.upperBound - position > target + search {
             let ideal = position + target
             let earliest = MediaTime.max(ideal - search, position + MediaTime.min(target * (1, 2), MediaTime(seconds: 1)))
             // Leave the last chunk at least the search window, so that no sliver of audio is sent alone.
             let latest = MediaTime.min(MediaTime.min(ideal + search, position + longestCutRange), range.upperBound - search)
-            let cut = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, energy: energy)
-                ?? MediaTime.min(ideal, position + longestCutRange)
+            let pause = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, energy: energy, pauseLevel: speech.pauseLevel)
+            let cut = pause?.time ?? MediaTime.min(ideal, position + longestCutRange)
             cuts.append(cut)
+            clear.append(pause?.clear ?? false)
             position = cut
         }
         cuts.append(range.upperBound)
-        return chunks(between: cuts, within: range)
+        clear.append(true)
+        return chunks(between: cuts, clear: clear, within: range, speech: speech)
     }
 
     /// Splits a chunk whose encoding came out over the upload limit into `parts` chunks, cut at
@@ -53,36 +60,46 @@ public struct ChunkPlanner: Sendable {
         precondition(parts >= 2, "a split makes at least two chunks")
         let share = (chunk.cutEnd - chunk.cutStart) * (1, Int64(parts))
         let search = MediaTime.min(configuration.searchWindow, share * (1, 4))
+        let speech = SpeechRegions(energy)
         var cuts = [chunk.cutStart]
+        var clear = [true]
         for part in 1..<parts {
             let ideal = chunk.cutStart + share * (Int64(part), 1)
-            let cut = quietestPoint(in: (ideal - search)..<(ideal + search), near: ideal, energy: energy) ?? ideal
-            cuts.append(MediaTime.max(cut, cuts[cuts.count - 1]))
+            let pause = quietestPoint(in: (ideal - search)..<(ideal + search), near: ideal, energy: energy, pauseLevel: speech.pauseLevel)
+            cuts.append(MediaTime.max(pause?.time ?? ideal, cuts[cuts.count - 1]))
+            clear.append(pause?.clear ?? false)
         }
         cuts.append(chunk.cutEnd)
+        clear.append(true)
         let outer = chunk.start..<chunk.end
-        return chunks(between: cuts, within: outer).enumerated().map { offset, piece in
+        return chunks(between: cuts, clear: clear, within: outer, speech: speech).enumerated().map { offset, piece in
             var piece = piece
             piece.index = chunk.index + offset
             return piece
         }
     }
 
-    private func chunks(between cuts: [MediaTime], within range: Range<MediaTime>) -> [PlannedChunk] {
+    /// The chunks between `cuts`; `clear[i]` tells whether cut `i` lies in a clear pause and so
+    /// needs no overlap. The outer edges of `range` are never widened.
+    private func chunks(between cuts: [MediaTime], clear: [Bool], within range: Range<MediaTime>, speech: SpeechRegions) -> [PlannedChunk] {
         let halfOverlap = configuration.overlap * (1, 2)
         return zip(cuts, cuts.dropFirst()).enumerated().map { index, bounds in
-            PlannedChunk(
-                index: index, cutStart: bounds.0, cutEnd: bounds.1,
-                start: index == 0 ? range.lowerBound : MediaTime.max(range.lowerBound, bounds.0 - halfOverlap),
-                end: index == cuts.count - 2 ? range.upperBound : MediaTime.min(range.upperBound, bounds.1 + halfOverlap))
+            let start = index == 0 ? range.lowerBound : clear[index] ? bounds.0 : MediaTime.max(range.lowerBound, bounds.0 - halfOverlap)
+            let end = index == cuts.count - 2 ? range.upperBound : clear[index + 1] ? bounds.1 : MediaTime.min(range.upperBound, bounds.1 + halfOverlap)
+            return PlannedChunk(
+                index: index, cutStart: bounds.0, cutEnd: bounds.1, start: start, end: end,
+                speech: speech.within(start.seconds...end.seconds))
         }
     }
 
     /// The middle of the quietest pause among windows in `bounds`: the window whose surrounding
     /// stretch (`quietStretch` long) has the least mean energy, widened to the run of
     /// neighbouring windows about as quiet, so the cut lands mid-pause rather than at its edge.
-    /// Ties between separate pauses go to the one nearest `ideal`.
-    private func quietestPoint(in bounds: Range<MediaTime>, near ideal: MediaTime, energy: EnergyProfile) -> MediaTime? {
+    /// Ties between separate pauses go to the one nearest `ideal`. The point is `clear` when the
+    /// whole stretch around it is below `pauseLevel`.
+    private func quietestPoint(
+        in bounds: Range<MediaTime>, near ideal: MediaTime, energy: EnergyProfile, pauseLevel: Float
+    ) -> (time: MediaTime, clear: Bool)? {
         guard !energy.rms.isEmpty else { return nil }
         let first = max(energy.window(containing: bounds.lowerBound) + 1, 0)
         let last = min(energy.window(containing: bounds.upperBound) - 1, energy.rms.count - 1)
@@ -117,7 +134,9 @@ public struct ChunkPlanner: Sendable {
         while runEnd < last, score(runEnd + 1) <= quietEnough { runEnd += 1 }
         let middle = (runStart + runEnd) / 2
         let halfWindow = (runStart + runEnd) % 2 == 0 ? energy.windowDuration * (1, 2) : energy.windowDuration
-        return energy.time(ofWindow: middle) + halfWindow
+        let stretchEnd = min(energy.rms.count, middle - halfStretch + stretchWindows)
+        let clear = energy.rms[max(0, middle - halfStretch)..<max(max(0, middle - halfStretch), stretchEnd)].allSatisfy { $0 <= pauseLevel }
+        return (energy.time(ofWindow: middle) + halfWindow, clear)
     }
 }
 

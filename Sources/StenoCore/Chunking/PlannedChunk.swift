@@ -3,15 +3,20 @@
 /// `cutStart..<cutEnd` are the chapter's cut points: neighbouring chunks share them, so these
 /// ranges tile the chapter and the merge uses them to decide which chunk a word belongs to.
 /// `start..<end` is the audio actually sent: the cut range widened by half the overlap on each
-/// side (never past the chapter), so that a word on a cut is heard whole by one of the two chunks.
+/// side (never past the chapter), so that a word on a cut is heard whole by one of the two chunks;
+/// a cut in a clear pause is not widened.
 public struct PlannedChunk: Sendable, Hashable, Codable {
     public var index: Int
     public var cutStart: MediaTime
     public var cutEnd: MediaTime
     public var start: MediaTime
     public var end: MediaTime
+    /// Where `start..<end` holds speech (seconds on the media's clock): where the words of a
+    /// backend that answers without times are laid.
+    public var speech: [ClosedRange<Double>]
 
-    public init(index: Int, cutStart: MediaTime, cutEnd: MediaTime, start: MediaTime, end: MediaTime) {
+    public init(index: Int, cutStart: MediaTime, cutEnd: MediaTime, start: MediaTime, end: MediaTime, speech: [ClosedRange<Double>] = []) {
+        self.speech = speech
         self.index = index
         self.cutStart = cutStart
         self.cutEnd = cutEnd

@@ -4,6 +4,8 @@ public enum TranscriptFormat: String, Sendable, CaseIterable, Codable {
     case srt
     case vtt
     case json
+    /// Podcasting 2.0 `<podcast:transcript type="application/json">`.
+    case podcast
 
     /// The format a file name asks for by its extension, such as `book.srt`.
     public init?(fileExtension: String) {
@@ -23,6 +25,7 @@ public enum TranscriptFormat: String, Sendable, CaseIterable, Codable {
         case .srt: SRTFormatter(layout: layout).format(transcript)
         case .vtt: WebVTTFormatter(layout: layout).format(transcript)
         case .json: try TranscriptJSONFormatter().format(transcript)
+        case .podcast: try PodcastTranscriptFormatter().format(transcript)
         }
     }
 }

@@ -8,11 +8,17 @@ public struct NewMedia: Sendable, Equatable {
     public var priority: JobPriority
     public var chapters: ChapterSelection
     public var webhookURL: String?
+    /// Names and vocabulary sent with every chunk as the backend's `prompt`.
+    public var prompt: String?
+
+    /// The longest prompt: whisper reads only its last 224 tokens, about 1,000 characters of English.
+    public static let longestPrompt = 1000
 
     public init(
         source: String, title: String? = nil, language: String? = nil, model: String? = nil,
-        priority: JobPriority = .low, chapters: ChapterSelection = .all, webhookURL: String? = nil
+        priority: JobPriority = .low, chapters: ChapterSelection = .all, webhookURL: String? = nil, prompt: String? = nil
     ) {
+        self.prompt = prompt
         self.source = source
         self.title = title
         self.language = language

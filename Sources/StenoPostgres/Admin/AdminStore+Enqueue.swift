@@ -38,11 +38,11 @@ extension AdminStore {
             let rows = try await connection.query(
                 """
                 WITH input AS (
-                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::text[])
-                        WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, position)
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::text[], $8::text[])
+                        WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt, position)
                 ), inserted AS (
-                    INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url)
-                    SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url
+                    INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt)
+                    SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (
@@ -57,7 +57,7 @@ extension AdminStore {
                 [
                     media.map(\.source), media.map(\.title), media.map(\.language), media.map(\.model),
                     media.map(\.priority.rawValue), media.map { $0.chapters.storedIndexes.map { $0.postgresText } ?? nil },
-                    media.map(\.webhookURL),
+                    media.map(\.webhookURL), media.map(\.prompt),
                 ])
             return try rows.map { row in
                 EnqueuedMedia(

@@ -46,6 +46,9 @@ public final class FallbackTranscriptionClient: Sendable {
         _ fallback: TranscriptionClient, _ request: TranscriptionRequest, primaryFailure: TranscriptionError?,
         cancellation: CancellationSignal
     ) async throws(TranscriptionError) -> TranscriptionResult {
+        // A media's own model names a model of the primary backend; the fallback has its own.
+        var request = request
+        request.model = nil
         var result = try await fallback.transcribe(request, cancellation: cancellation)
         result.usedFallback = true
         result.primaryFailure = primaryFailure

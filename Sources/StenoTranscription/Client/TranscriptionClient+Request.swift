@@ -3,7 +3,7 @@ extension TranscriptionClient {
     /// the optional fields the configuration and request call for.
     func httpRequest(for request: TranscriptionRequest, format: TranscriptionResponseFormat, timeout: Duration) -> HTTPRequest {
         var fields: [(name: String, value: String)] = [
-            ("model", configuration.model),
+            ("model", model(for: request)),
             ("response_format", format.rawValue),
         ]
         if format == .verboseJSON {

@@ -17,8 +17,9 @@ public final class TranscriptionClient: Sendable {
     private let logger: Logger
     private let redactor: SecretRedactor
     private let engine: CurlTransferEngine
-    /// `json`, once the backend refused `verbose_json` with a 400 naming the response format.
-    private let learnedFormat = Mutex<TranscriptionResponseFormat?>(nil)
+    /// `json` for each model the backend refused `verbose_json` for with a 400 naming the
+    /// response format.
+    private let learnedFormats = Mutex<[String: TranscriptionResponseFormat]>([:])
 
     public init(configuration: TranscriptionBackendConfiguration, logger: Logger = Logger(label: "steno.transcription")) {
         self.configuration = configuration
@@ -32,10 +33,18 @@ public final class TranscriptionClient: Sendable {
     /// The format asked for: the configured one, except `json` for models known to answer JSON
     /// only (OpenAI's gpt-4o transcribe models and their successors) or once the backend has
     /// refused `verbose_json`. The merge then times the text from the chunk itself.
-    public var responseFormat: TranscriptionResponseFormat {
-        if let learned = learnedFormat.withLock({ $0 }) { return learned }
-        if configuration.responseFormat == .verboseJSON && Self.answersJSONOnly(model: configuration.model) { return .json }
+    public var responseFormat: TranscriptionResponseFormat { responseFormat(for: configuration.model) }
+
+    /// The format asked for with `model`.
+    public func responseFormat(for model: String) -> TranscriptionResponseFormat {
+        if let learned = learnedFormats.withLock({ $0[model] }) { return learned }
+        if configuration.responseFormat == .verboseJSON && Self.answersJSONOnly(model: model) { return .json }
         return configuration.responseFormat
+    }
+
+    /// The model a request is sent with: its own, else the configured one.
+    func model(for request: TranscriptionRequest) -> String {
+        request.model.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.model
     }
 
     /// Models that refuse `verbose_json`: OpenAI's transcribe models other than whisper-1.
@@ -82,6 +91,7 @@ public final class TranscriptionClient: Sendable {
         let policy = configuration.retry
         var requests = 0
         var retries = 0
+        let model = model(for: request)
 
         while true {
             if signal.isCancelled {
@@ -104,19 +114,19 @@ public final class TranscriptionClient: Sendable {
                     "requests": "\(requests)", "latency_ms": "\(latency.milliseconds)", "segments": "\(transcription.segments.count)",
                 ])
                 var result = TranscriptionResult(
-                    transcription: transcription, backend: configuration.name, model: configuration.model,
+                    transcription: transcription, backend: configuration.name, model: model,
                     requests: requests, latency: latency, estimatedCost: cost(of: transcription, request: request))
-                result.responseFormat = responseFormat
+                result.responseFormat = responseFormat(for: model)
                 return .success(result)
             case .failure(let failure):
                 error = failure
                 error.requests = requests
             }
-            if responseFormat == .verboseJSON && Self.refusesFormat(error) {
-                // Learned once per client and remembered: every later chunk asks for `json`.
-                learnedFormat.withLock { $0 = .json }
+            if responseFormat(for: model) == .verboseJSON && Self.refusesFormat(error) {
+                // Learned once per client and model and remembered: every later chunk asks for `json`.
+                learnedFormats.withLock { $0[model] = .json }
                 logger.notice("the backend refuses verbose_json; asking for json from now on", metadata: [
-                    "model": "\(configuration.model)", "backend_message": "\(error.backendMessage ?? "")",
+                    "model": "\(model)", "backend_message": "\(error.backendMessage ?? "")",
                 ])
                 continue
             }
@@ -158,7 +168,7 @@ public final class TranscriptionClient: Sendable {
     /// One HTTP request, its answer read into a transcription or classified as a failure.
     private func send(_ request: TranscriptionRequest, timeout: Duration, signal: CancellationSignal) async -> Result<Transcription, TranscriptionError> {
         let transfer: CurlTransfer
-        let format = responseFormat
+        let format = responseFormat(for: model(for: request))
         do throws(CurlCallError) {
             transfer = try CurlTransfer(request: httpRequest(for: request, format: format, timeout: timeout), cancellation: signal)
         } catch {

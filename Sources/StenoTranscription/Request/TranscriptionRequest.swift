@@ -7,16 +7,20 @@ public struct TranscriptionRequest: Sendable {
     public var duration: Duration?
     /// ISO-639-1, such as `en`; nil lets the backend detect it.
     public var language: String?
-    /// Text that came just before this chunk (whisper uses its last 224 tokens) to keep spelling
-    /// and style consistent across chunks.
+    /// Names and vocabulary to expect, or text that came just before this chunk (whisper uses
+    /// its last 224 tokens), to keep spelling and style consistent across chunks.
     public var prompt: String?
+    /// The model for this request, in place of the backend's configured one (a media's own
+    /// `--model`); a fallback backend always uses its own.
+    public var model: String?
     /// 0...1; nil leaves the backend's default.
     public var temperature: Double?
 
     public init(
         audio: [UInt8], format: AudioFormat, duration: Duration? = nil, language: String? = nil,
-        prompt: String? = nil, temperature: Double? = nil
+        prompt: String? = nil, model: String? = nil, temperature: Double? = nil
     ) {
+        self.model = model
         self.audio = audio
         self.format = format
         self.duration = duration

@@ -71,7 +71,7 @@ public struct ChunkJobHandler: JobHandler {
         try context.checkCancellation()
         let request = TranscriptionRequest(
             audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),
-            language: chunk.language)
+            language: chunk.language, prompt: chunk.prompt, model: chunk.model)
         let result = try await requests.withPermit(classify: Self.congestion) {
             try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         }

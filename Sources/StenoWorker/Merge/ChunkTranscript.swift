@@ -7,8 +7,12 @@ public struct ChunkTranscript: Sendable, Hashable {
     public var segments: [TimedSegment]
     /// Empty when the backend returned no word timestamps.
     public var words: [TimedWord]
+    /// Where the chunk's audio holds speech (seconds on the media's clock), as the planner
+    /// measured it; empty when unknown.
+    public var speech: [ClosedRange<Double>]
 
-    public init(start: Double, end: Double, text: String, segments: [TimedSegment], words: [TimedWord]) {
+    public init(start: Double, end: Double, text: String, segments: [TimedSegment], words: [TimedWord], speech: [ClosedRange<Double>] = []) {
+        self.speech = speech
         self.start = start
         self.end = end
         self.text = text

@@ -1,29 +1,44 @@
 /// Joins the transcripts of a chapter's chunks into one list of sentences on the media's clock.
 ///
-/// Neighbouring chunks share an overlap, so the words spoken in it come back twice. With word
-/// times on both sides, each side keeps the words whose middle falls on its side of the middle
-/// of the overlap (the planner's cut point). Without them, the repeated words are found by text:
-/// the longest run that ends the left side and starts the right side is dropped from the right.
-/// Chunks that came back empty are skipped, and their neighbours keep all their words, since
-/// nothing else heard the overlap.
+/// Most cuts fall in a clear pause and the chunks on either side do not overlap: their words
+/// are simply joined. Where a cut found no pause, the neighbours share an overlap and the words
+/// spoken in it come back twice, each side hearing the words at its edge cut off or not at all.
+/// The two sides are then aligned on their text, as the Hugging Face pipeline's
+/// longest-common-sequence merge does: the offset at which the most words agree (and, with word
+/// times, agree in time too) wins, and the seam goes in the middle of the agreeing words, so
+/// each edge word comes from the side that heard it whole. When the text finds no agreement,
+/// timed words are cut at the middle of the overlap and untimed words are kept. Chunks that
+/// came back empty are skipped, and their neighbours keep all their words.
+///
+/// Words without times (backends that answer text only) are laid over the speech the planner
+/// measured in the chunk, in proportion to their length, so that sentence times follow the
+/// speech and skip its pauses.
 public struct TranscriptMerger: Sendable {
     /// A sentence ends at `.`, `?` or `!`; backends without punctuation also end one at a pause
     /// this long, or after this many words, so that rows stay short enough to read and seek.
     public var sentencePause: Double
     public var longestSentenceWords: Int
-    /// The longest run of words compared when aligning by text.
+    /// The most words of each side compared when aligning an overlap.
     public var longestTextOverlap: Int
+    /// How far outside the overlap a timed word may still be one of its words (whisper
+    /// stretches a chunk's edge words towards the edge), and how far apart two timed words
+    /// that agree may be.
+    public var timeSlack: Double
 
-    public init(sentencePause: Double = 0.6, longestSentenceWords: Int = 30, longestTextOverlap: Int = 24) {
+    public init(sentencePause: Double = 0.6, longestSentenceWords: Int = 30, longestTextOverlap: Int = 12, timeSlack: Double = 1.0) {
         self.sentencePause = sentencePause
         self.longestSentenceWords = longestSentenceWords
         self.longestTextOverlap = longestTextOverlap
+        self.timeSlack = timeSlack
     }
 
     /// The sentences of a chapter spanning `chapter` (seconds on the media's clock).
     public func merge(_ chunks: [ChunkTranscript], chapter: ClosedRange<Double>) -> [MergedSentence] {
         let words = mergedWords(chunks, chapter: chapter)
-        return sentences(words)
+        // Pauses between words placed by estimate are not the speaker's: only punctuation and
+        // length end their sentences.
+        let timed = chunks.contains { !$0.words.isEmpty }
+        return sentences(words, endingAtPauses: timed)
     }
 
     /// Every word of the chapter once, in order, with times inside the chapter.
@@ -32,29 +47,97 @@ public struct TranscriptMerger: Sendable {
             .map { (chunk: $0, tokens: Self.tokens(of: $0)) }
             .filter { !$0.tokens.words.isEmpty }
         var merged: [TimedWord] = []
-        for (position, piece) in pieces.enumerated() {
+        // The previous piece and where its words start in `merged`.
+        var previous: (chunk: ChunkTranscript, timed: Bool, first: Int)?
+        for piece in pieces {
             var words = piece.tokens.words
-            if position + 1 < pieces.count {
-                let next = pieces[position + 1]
-                if let cut = Self.timeCut(piece.chunk, piece.tokens.timed, next.chunk, next.tokens.timed) {
-                    words = words.filter { $0.middle < cut }
-                }
+            if let left = previous, left.chunk.end > piece.chunk.start {
+                let seam = seam(
+                    left: Array(merged[left.first...]), leftTimed: left.timed,
+                    right: words, rightTimed: piece.tokens.timed,
+                    overlap: piece.chunk.start...left.chunk.end)
+                merged.removeLast(merged.count - left.first - seam.leftKeeps)
+                words.removeFirst(seam.rightDrops)
             }
-            if position > 0 {
-                let previous = pieces[position - 1]
-                if let cut = Self.timeCut(previous.chunk, previous.tokens.timed, piece.chunk, piece.tokens.timed) {
-                    words = words.filter { $0.middle >= cut }
-                } else if previous.chunk.end > piece.chunk.start {
-                    words.removeFirst(repeatedRun(ending: merged, starting: words))
-                }
-            }
+            previous = (piece.chunk, piece.tokens.timed, merged.count)
             merged += words
         }
         return Self.placed(merged, inside: chapter)
     }
 
-    /// Splits words into sentences at final punctuation, at long pauses and at a length limit.
-    public func sentences(_ words: [TimedWord]) -> [MergedSentence] {
+    /// Where two overlapping sides join: how many of the left side's words stay, and how many
+    /// of the right side's first words go.
+    struct Seam: Equatable {
+        var leftKeeps: Int
+        var rightDrops: Int
+    }
+
+    func seam(left: [TimedWord], leftTimed: Bool, right: [TimedWord], rightTimed: Bool, overlap: ClosedRange<Double>) -> Seam {
+        let timed = leftTimed && rightTimed
+        // The words that may have been heard by both sides: timed ones near the overlap; untimed
+        // ones, whose times are estimates, by count alone.
+        var leftFirst = max(0, left.count - longestTextOverlap)
+        var rightEnd = min(right.count, longestTextOverlap)
+        if timed {
+            while leftFirst < left.count, left[leftFirst].end < overlap.lowerBound - timeSlack { leftFirst += 1 }
+            while rightEnd > 0, right[rightEnd - 1].start > overlap.upperBound + timeSlack { rightEnd -= 1 }
+        }
+        let tail = left[leftFirst...].map { Self.normalized($0.word) }
+        let head = right[..<rightEnd].map { Self.normalized($0.word) }
+
+        struct Alignment { var exact: [(left: Int, right: Int)]; var score: Double; var compared: Int }
+        var best: Alignment?
+        if !tail.isEmpty, !head.isEmpty {
+            // Right word j against left word offset + j, for every offset that compares any.
+            for offset in (1 - head.count)...(tail.count - 1) {
+                var exact: [(left: Int, right: Int)] = []
+                var score = 0.0
+                var compared = 0
+                var run = 0
+                var longestRun = 0
+                for j in head.indices where offset + j >= 0 && offset + j < tail.count {
+                    let i = offset + j
+                    compared += 1
+                    let together = !timed || abs(left[leftFirst + i].middle - right[j].middle) <= timeSlack
+                    // The edge words, which one side heard cut off, may agree in part.
+                    let edge = i == tail.count - 1 || j == 0
+                    if together, !tail[i].isEmpty, tail[i] == head[j] {
+                        exact.append((i, j))
+                        score += 1
+                    } else if together, edge, Self.partlyAlike(tail[i], head[j]) {
+                        score += 0.5
+                    } else {
+                        run = 0
+                        continue
+                    }
+                    run += 1
+                    longestRun = max(longestRun, run)
+                }
+                guard !exact.isEmpty else { continue }
+                // One short word alike on both sides is as likely chance ("the ... the") as overlap.
+                let longWord = exact.contains { tail[$0.left].count >= (timed ? 4 : 5) }
+                guard longestRun >= 2 || exact.count >= 3 || longWord else { continue }
+                let candidate = Alignment(exact: exact, score: score, compared: compared)
+                if let current = best, candidate.score < current.score || (candidate.score == current.score && candidate.compared >= current.compared) {
+                    continue
+                }
+                best = candidate
+            }
+        }
+        if let best {
+            let middle = best.exact[best.exact.count / 2]
+            return Seam(leftKeeps: leftFirst + middle.left, rightDrops: middle.right)
+        }
+        guard timed else { return Seam(leftKeeps: left.count, rightDrops: 0) }
+        let cut = (overlap.lowerBound + overlap.upperBound) / 2
+        return Seam(
+            leftKeeps: left.firstIndex { $0.middle >= cut } ?? left.count,
+            rightDrops: right.firstIndex { $0.middle >= cut } ?? right.count)
+    }
+
+    /// Splits words into sentences at final punctuation, at long pauses (when `endingAtPauses`)
+    /// and at a length limit.
+    public func sentences(_ words: [TimedWord], endingAtPauses: Bool = true) -> [MergedSentence] {
         var sentences: [MergedSentence] = []
         var current: [TimedWord] = []
         func close() {
@@ -66,7 +149,7 @@ public struct TranscriptMerger: Sendable {
         for (index, word) in words.enumerated() {
             current.append(word)
             let endsSentence = word.word.last.map { ".?!".contains($0) } ?? false
-            let pauseFollows = index + 1 < words.count && words[index + 1].start - word.end >= sentencePause
+            let pauseFollows = endingAtPauses && index + 1 < words.count && words[index + 1].start - word.end >= sentencePause
             if endsSentence || current.count >= longestSentenceWords || (pauseFollows && current.count >= 3) {
                 close()
             }
@@ -75,44 +158,58 @@ public struct TranscriptMerger: Sendable {
         return sentences
     }
 
-    /// The middle of the overlap of two neighbouring chunks, when both have word times.
-    private static func timeCut(_ left: ChunkTranscript, _ leftTimed: Bool, _ right: ChunkTranscript, _ rightTimed: Bool) -> Double? {
-        guard leftTimed, rightTimed, left.end > right.start else { return nil }
-        return (left.end + right.start) / 2
-    }
-
-    /// How many words at the start of `next` repeat the end of `merged`.
-    private func repeatedRun(ending merged: [TimedWord], starting next: [TimedWord]) -> Int {
-        let left = merged.suffix(longestTextOverlap).map { Self.normalized($0.word) }
-        let right = next.prefix(longestTextOverlap).map { Self.normalized($0.word) }
-        for length in stride(from: min(left.count, right.count), through: 1, by: -1) {
-            guard Array(left.suffix(length)) == Array(right.prefix(length)) else { continue }
-            // One short word alike on both sides is as likely chance ("the ... the") as overlap.
-            if length == 1 && left.last.map({ $0.count < 4 }) ?? true { return 0 }
-            return length
-        }
-        return 0
-    }
-
-    /// The words of a chunk: the backend's word times, else words spread evenly over their
-    /// segment (or over the chunk), marked untimed so that the merge aligns them by text.
-    private static func tokens(of chunk: ChunkTranscript) -> (words: [TimedWord], timed: Bool) {
+    /// The words of a chunk: the backend's word times, else words laid over the speech of
+    /// their segment (or of the chunk), marked untimed so that the merge aligns them by text.
+    static func tokens(of chunk: ChunkTranscript) -> (words: [TimedWord], timed: Bool) {
         let words = chunk.words.filter { !normalized($0.word).isEmpty }
         if !words.isEmpty { return (words, true) }
         let segments = chunk.segments.isEmpty
             ? [TimedSegment(start: chunk.start, end: chunk.end, text: chunk.text)]
             : chunk.segments
-        var spread: [TimedWord] = []
+        var laid: [TimedWord] = []
         for segment in segments {
             let texts = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
             guard !texts.isEmpty else { continue }
-            let step = max(0, segment.end - segment.start) / Double(texts.count)
-            for (index, text) in texts.enumerated() {
-                let start = segment.start + step * Double(index)
-                spread.append(TimedWord(word: text, start: start, end: start + step))
+            let bounds = segment.start...max(segment.start, segment.end)
+            let speech = chunk.speech.compactMap { region -> ClosedRange<Double>? in
+                let lower = max(region.lowerBound, bounds.lowerBound)
+                let upper = min(region.upperBound, bounds.upperBound)
+                return lower < upper ? lower...upper : nil
             }
+            laid += lay(texts, over: speech.isEmpty ? [bounds] : speech)
         }
-        return (spread, false)
+        return (laid, false)
+    }
+
+    /// Lays words end to end over `spans`, each taking a share of their total length in
+    /// proportion to its letters and digits (plus one, for the gap a short word still takes);
+    /// a word that reaches the end of a span goes on in the next.
+    static func lay(_ texts: [String], over spans: [ClosedRange<Double>]) -> [TimedWord] {
+        let weights = texts.map { Double(normalized($0).count + 1) }
+        let total = weights.reduce(0, +)
+        let length = spans.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+        // The point `elapsed` seconds of speech into the spans.
+        func time(at elapsed: Double) -> Double {
+            var remaining = elapsed
+            for span in spans {
+                let duration = span.upperBound - span.lowerBound
+                // At a span's end a word starts in the next span; the end of the last word falls through.
+                if remaining < duration { return span.lowerBound + remaining }
+                remaining -= duration
+            }
+            return spans.last?.upperBound ?? 0
+        }
+        var words: [TimedWord] = []
+        var before = 0.0
+        for (text, weight) in zip(texts, weights) {
+            let start = time(at: length * before / total)
+            before += weight
+            // A word's end stays in the span it started in, so that it never covers a pause.
+            let span = spans.first { start >= $0.lowerBound && start < $0.upperBound } ?? spans.last
+            let end = min(time(at: length * before / total), span.map { max(start, $0.upperBound) } ?? start)
+            words.append(TimedWord(word: text, start: start, end: end))
+        }
+        return words
     }
 
     /// Clamps times into the chapter and keeps them from running backwards.
@@ -127,6 +224,15 @@ public struct TranscriptMerger: Sendable {
             placed.append(word)
         }
         return placed
+    }
+
+    /// Two renderings of an edge word that one side heard cut off ("limbed" for "climbed",
+    /// "stay" for "stairs"): they share at least three letters at the start or the end.
+    static func partlyAlike(_ one: String, _ other: String) -> Bool {
+        guard one.count >= 3, other.count >= 3 else { return false }
+        let prefix = zip(one, other).prefix { $0 == $1 }.count
+        let suffix = zip(one.reversed(), other.reversed()).prefix { $0 == $1 }.count
+        return prefix >= 3 || suffix >= 3
     }
 
     /// Lowercased letters and digits: what two renderings of the same spoken word share.

@@ -48,12 +48,13 @@ extension WorkStore {
         try await client.withTransaction { connection in
             try await connection.query(
                 """
-                INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds)
-                SELECT $1, $2, index, start_seconds, end_seconds
-                FROM unnest($3::integer[], $4::float8[], $5::float8[]) AS i(index, start_seconds, end_seconds)
+                INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech)
+                SELECT $1, $2, index, start_seconds, end_seconds, speech::jsonb
+                FROM unnest($3::integer[], $4::float8[], $5::float8[], $6::text[]) AS i(index, start_seconds, end_seconds, speech)
                 ON CONFLICT (chapter_id, index) DO NOTHING
                 """,
-                [chapter.mediaID, chapter.id, chunks.map(\.index), chunks.map(\.start.seconds), chunks.map(\.end.seconds)])
+                [chapter.mediaID, chapter.id, chunks.map(\.index), chunks.map(\.start.seconds), chunks.map(\.end.seconds),
+                 try chunks.map { try Self.json($0.speech) }])
             try await insertChunkJobs(chapterID: chapter.id, priority: chapter.mediaPriority, on: connection)
             try await connection.query(
                 """

@@ -17,6 +17,10 @@ extension WorkStore {
         public var mediaPriority: JobPriority
         public var source: String
         public var language: String?
+        /// The media's own model (`steno enqueue --model`), else nil for the worker's.
+        public var model: String?
+        /// The media's prompt (`steno enqueue --prompt`).
+        public var prompt: String?
 
         public var isCancelled: Bool { state == "cancelled" || chapterState == "cancelled" || mediaState == .cancelled }
     }
@@ -37,7 +41,8 @@ extension WorkStore {
         guard let row = try await client.query(
             """
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
-                   c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language
+                   c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
+                   m.model, m.prompt
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = $1
             """,
@@ -47,7 +52,8 @@ extension WorkStore {
             id: try row.decode("id"), mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"),
             index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
             state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
-            mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"))
+            mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
+            model: try row.decode("model"), prompt: try row.decode("prompt"))
     }
 
     /// `queued` (or `failed`, on a retry) -> `running`.
@@ -123,11 +129,12 @@ extension WorkStore {
                 // Indexes only have to be unique per chapter; the merge orders chunks by time.
                 try await connection.query(
                     """
-                    INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds)
-                    SELECT $1, $2, (SELECT max(index) FROM chunks WHERE chapter_id = $2) + i.position, i.start_seconds, i.end_seconds
-                    FROM unnest($3::float8[], $4::float8[]) WITH ORDINALITY AS i(start_seconds, end_seconds, position)
+                    INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech)
+                    SELECT $1, $2, (SELECT max(index) FROM chunks WHERE chapter_id = $2) + i.position, i.start_seconds, i.end_seconds, i.speech::jsonb
+                    FROM unnest($3::float8[], $4::float8[], $5::text[]) WITH ORDINALITY AS i(start_seconds, end_seconds, speech, position)
                     """,
-                    [chunk.mediaID, chunk.chapterID, pieces.map(\.start.seconds), pieces.map(\.end.seconds)])
+                    [chunk.mediaID, chunk.chapterID, pieces.map(\.start.seconds), pieces.map(\.end.seconds),
+                     try pieces.map { try Self.json($0.speech) }])
                 try await insertChunkJobs(chapterID: chunk.chapterID, priority: chunk.mediaPriority, on: connection)
             }
             try await complete(lease, on: connection)

@@ -7,7 +7,7 @@ extension WorkStore {
     public func transcripts(ofChapter chapterID: Int64) async throws -> [ChunkTranscript] {
         let rows = try await client.query(
             """
-            SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words
+            SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words, speech::text AS speech
             FROM chunks WHERE chapter_id = $1 AND state = 'succeeded'
             ORDER BY start_seconds, index
             """,
@@ -17,7 +17,8 @@ extension WorkStore {
                 start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
                 text: try row.decode("text", as: String?.self) ?? "",
                 segments: try Self.decodeJSON([TimedSegment].self, try row.decode("segments")) ?? [],
-                words: try Self.decodeJSON([TimedWord].self, try row.decode("words")) ?? [])
+                words: try Self.decodeJSON([TimedWord].self, try row.decode("words")) ?? [],
+                speech: try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")) ?? [])
         }
     }
 

@@ -1,0 +1,71 @@
+/// Where a stretch of audio holds speech, read from its loudness: the windows louder than a
+/// tenth of the stretch's speaking level (-20 dB), joined across short gaps.
+///
+/// Backends that answer text without times (OpenAI's JSON-only models) leave Steno to place
+/// the words itself; laying them over the regions that hold speech, instead of evenly over the
+/// chunk, keeps sentence times close to the speech. The planner also uses the level to tell a
+/// clear pause (no word can span it) from a quiet moment in speech.
+public struct SpeechRegions: Sendable, Hashable {
+    /// Seconds on the media's clock, in order, not overlapping.
+    public var regions: [ClosedRange<Double>]
+    /// The loudness below which a window counts as a pause (RMS, 0...1).
+    public var pauseLevel: Float
+
+    /// Gaps shorter than this are inside speech (stop consonants, breaths between words).
+    public static let shortestGap = 0.2
+    /// Voiced runs shorter than this are clicks, not words.
+    public static let shortestSpeech = 0.1
+
+    public init(regions: [ClosedRange<Double>], pauseLevel: Float) {
+        self.regions = regions
+        self.pauseLevel = pauseLevel
+    }
+
+    /// The regions of `energy`. The speaking level is the 90th percentile of the windows, so
+    /// that long silences do not lower it and a few loud peaks do not raise it.
+    public init(_ energy: EnergyProfile) {
+        let pauseLevel = Self.pauseLevel(energy.rms)
+        let window = energy.windowDuration.seconds
+        let origin = energy.start.seconds
+        var regions: [ClosedRange<Double>] = []
+        var runStart: Int?
+        func close(at end: Int) {
+            guard let first = runStart else { return }
+            runStart = nil
+            let region = (origin + Double(first) * window)...(origin + Double(end) * window)
+            if let last = regions.last, region.lowerBound - last.upperBound < Self.shortestGap {
+                regions[regions.count - 1] = last.lowerBound...region.upperBound
+            } else {
+                regions.append(region)
+            }
+        }
+        for (index, value) in energy.rms.enumerated() {
+            if value > pauseLevel {
+                if runStart == nil { runStart = index }
+            } else {
+                close(at: index)
+            }
+        }
+        close(at: energy.rms.count)
+        self.regions = regions.filter { $0.upperBound - $0.lowerBound >= Self.shortestSpeech }
+        self.pauseLevel = pauseLevel
+    }
+
+    /// The regions inside `range`, cut to it.
+    public func within(_ range: ClosedRange<Double>) -> [ClosedRange<Double>] {
+        regions.compactMap { region in
+            let lower = max(region.lowerBound, range.lowerBound)
+            let upper = min(region.upperBound, range.upperBound)
+            return lower < upper ? lower...upper : nil
+        }
+    }
+
+    static func pauseLevel(_ rms: [Float]) -> Float {
+        guard !rms.isEmpty else { return 0 }
+        // A sample of at most 4,096 windows keeps this cheap on a chapter of many hours.
+        let step = max(1, rms.count / 4096)
+        let sample = stride(from: 0, to: rms.count, by: step).map { rms[$0] }.sorted()
+        let speaking = sample[min(sample.count - 1, sample.count * 9 / 10)]
+        return max(speaking / 10, 1e-4)
+    }
+}
