@@ -4,11 +4,16 @@ import StenoCore
 extension Steno {
     struct Workers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List live workers: version, jobs in flight, last heartbeat, paused backends.",
+            abstract: "List live workers: version, jobs in flight, last heartbeat, paused backends, rate limits.",
             discussion: HelpText.withExamples("""
                 A worker is live when it has not stopped and sent a heartbeat within --stale-after
                 seconds. "jobs" counts the leases it holds in the queue now; "reported" is what it
                 last said itself.
+
+                Backends with a fleet-wide rate limit (STENO_BACKEND_MAX_REQUESTS_PER_MINUTE,
+                STENO_BACKEND_MAX_AUDIO_SECONDS_PER_HOUR) are listed below the workers: the limits,
+                what is free now, and how many requests went through or had to wait (--json keeps
+                its list of workers; scripts read limits from the backend_rate_limits table).
 
                 \(StenoExitCode.help)
                 """, examples: [
@@ -46,14 +51,30 @@ extension Steno {
             private enum Key: String, CodingKey { case live }
         }
 
+        private func printRateLimits(_ limits: [RateLimitStatus]) {
+            guard !limits.isEmpty else { return }
+            var table = TextTable(["backend", "fleet rate limit", "free now", "granted", "waited"], rightAligned: [3, 4])
+            for status in limits {
+                var free: [String] = []
+                if let requests = status.requestsFree { free.append("\(Int(requests.rounded(.down))) requests") }
+                if let audio = status.audioSecondsFree { free.append("\(Int(audio.rounded(.down))) audio s") }
+                table.add([status.backend, status.limit.summary, free.joined(separator: ", "), String(status.granted), String(status.waited)])
+            }
+            print("")
+            print(table.render())
+        }
+
         func run() async throws {
             try await CLIFailure.reporting {
-                let workers = try await database.withAdminStore { try await $0.workers() }
+                let (workers, limits) = try await database.withAdminStore { store in
+                    (try await store.workers(), try await store.rateLimits())
+                }
                 let shown = workers.filter { all || $0.isLive(staleAfter: staleAfter) }
                 if json {
                     try JSONOutput.print(shown.map { Listed(worker: $0, live: $0.isLive(staleAfter: staleAfter)) })
                     return
                 }
+                defer { printRateLimits(limits) }
                 guard !shown.isEmpty else {
                     let gone = workers.count - shown.count
                     print("No live workers." + (gone > 0 ? " \(gone) stopped or silent; --all lists them." : ""))

@@ -132,13 +132,15 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         {
             backendEnvironment["STENO_TIMESTAMP_GRANULARITIES"] = "segment,word"
         }
-        let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, logger: logger)
         // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
         // minute for it by default, not the CLI's 10 s.
         let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: PostgresConfiguration.workerWait)
         let client = PostgresClient(configuration: database, maxConnections: min(16, settings.concurrency + 3), logger: logger)
+        let metrics = WorkerMetrics()
+        let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
+        let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, gate: gate, logger: logger)
         return try WorkerRuntime(
-            configuration: settings, database: database, client: client, transcription: transcription, logger: logger)
+            configuration: settings, database: database, client: client, transcription: transcription, metrics: metrics, logger: logger)
     }
 
     private func checked<Value: Comparable>(_ value: Value?, _ flag: String, _ range: ClosedRange<Value>) throws -> Value? {

@@ -32,10 +32,14 @@ struct RunningWorker {
         configureBackend(&backend)
         var logger = Logger(label: "steno.worker.test")
         logger.logLevel = .warning
-        let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, logger: logger), fallback: nil)
         let client = database.client(maxConnections: 8)
+        // Built as steno-worker builds it, the fleet's rate limit gate included.
+        let metrics = WorkerMetrics()
+        let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
+        let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, gate: gate, logger: logger), fallback: nil)
         let runtime = try WorkerRuntime(
-            configuration: settings, database: database.configuration, client: client, transcription: transcription, logger: logger)
+            configuration: settings, database: database.configuration, client: client, transcription: transcription, metrics: metrics,
+            logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))

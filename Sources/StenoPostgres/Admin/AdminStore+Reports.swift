@@ -70,6 +70,25 @@ extension AdminStore {
         }
     }
 
+    /// Each backend's fleet-wide rate limit, its buckets refilled to now.
+    public func rateLimits() async throws -> [RateLimitStatus] {
+        try await client.query(
+            """
+            SELECT backend, requests_per_minute, audio_seconds_per_hour, granted, waited,
+                   least(requests_per_minute, requests + extract(epoch FROM now() - refilled_at) * requests_per_minute / 60) AS requests_free,
+                   least(audio_seconds_per_hour, audio_seconds + extract(epoch FROM now() - refilled_at) * audio_seconds_per_hour / 3600)
+                       AS audio_seconds_free
+            FROM backend_rate_limits ORDER BY backend
+            """
+        ).map { row in
+            RateLimitStatus(
+                backend: try row.decode("backend"),
+                limit: RateLimit(requestsPerMinute: try row.decode("requests_per_minute"), audioSecondsPerHour: try row.decode("audio_seconds_per_hour")),
+                requestsFree: try row.decode("requests_free"), audioSecondsFree: try row.decode("audio_seconds_free"),
+                granted: try row.decode("granted"), waited: try row.decode("waited"))
+        }
+    }
+
     /// `workers.paused_backends` maps a backend to what the worker stored about the pause: a
     /// string is shown as it is, anything else as compact JSON.
     static func pausedBackends(fromJSON json: String) -> [String: String] {

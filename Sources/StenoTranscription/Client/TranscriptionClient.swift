@@ -20,9 +20,15 @@ public final class TranscriptionClient: Sendable {
     /// `json` for each model the backend refused `verbose_json` for with a 400 naming the
     /// response format.
     private let learnedFormats = Mutex<[String: TranscriptionResponseFormat]>([:])
+    /// Admits each request when the backend has a rate limit.
+    private let gate: (any TranscriptionRequestGate)?
 
-    public init(configuration: TranscriptionBackendConfiguration, logger: Logger = Logger(label: "steno.transcription")) {
+    public init(
+        configuration: TranscriptionBackendConfiguration, gate: (any TranscriptionRequestGate)? = nil,
+        logger: Logger = Logger(label: "steno.transcription")
+    ) {
         self.configuration = configuration
+        self.gate = configuration.rateLimit.isEmpty ? nil : gate
         var logger = logger
         logger[metadataKey: "backend"] = "\(configuration.name)"
         self.logger = logger
@@ -87,7 +93,7 @@ public final class TranscriptionClient: Sendable {
                 backend: configuration.name))
         }
         let clock = ContinuousClock()
-        let deadline = clock.now + configuration.limits.attempt
+        var deadline = clock.now + configuration.limits.attempt
         let policy = configuration.retry
         var requests = 0
         var retries = 0
@@ -104,6 +110,20 @@ public final class TranscriptionClient: Sendable {
                     backend: configuration.name, requests: requests))
             }
 
+            if let gate {
+                let waitStarted = clock.now
+                do throws(TranscriptionError) {
+                    try await gate.admit(
+                        backend: configuration.name, limit: configuration.rateLimit,
+                        audioSeconds: request.duration?.seconds ?? 0, cancellation: signal)
+                } catch {
+                    var error = error
+                    error.requests = requests
+                    return .failure(error)
+                }
+                // Waiting for the fleet's budget is not the backend's slowness.
+                deadline += clock.now - waitStarted
+            }
             requests += 1
             let started = clock.now
             var error: TranscriptionError

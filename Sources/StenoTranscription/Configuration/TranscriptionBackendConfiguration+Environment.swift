@@ -21,6 +21,8 @@ extension TranscriptionBackendConfiguration {
     /// | `STENO_MAX_RETRIES` | retries within one attempt | 3 |
     /// | `STENO_RETRY_BASE`, `STENO_RETRY_CAP` | backoff seconds: base doubles per retry up to the cap | 1, 4 |
     /// | `STENO_FALLBACK_AFTER` | primary failures on a chunk before the fallback takes it | 2 |
+    /// | `STENO_BACKEND_MAX_REQUESTS_PER_MINUTE` | requests a minute for the whole fleet, shared through PostgreSQL | none |
+    /// | `STENO_BACKEND_MAX_AUDIO_SECONDS_PER_HOUR` | seconds of audio sent an hour for the whole fleet | none |
     ///
     /// Returns nil when the URL variable is not set (for the fallback: no fallback configured).
     public static func fromEnvironment(
@@ -64,6 +66,9 @@ extension TranscriptionBackendConfiguration {
         if let retries = try reader.number("MAX_RETRIES", in: ranges.retries, whole: true) { configuration.retry.maximumRetries = Int(retries) }
         if let base = try reader.number("RETRY_BASE", in: ranges.backoff) { configuration.retry.backoff.base = .seconds(base) }
         if let cap = try reader.number("RETRY_CAP", in: ranges.backoff) { configuration.retry.backoff.cap = .seconds(cap) }
+        configuration.rateLimit = RateLimit(
+            requestsPerMinute: try reader.number("BACKEND_MAX_REQUESTS_PER_MINUTE", in: ranges.requestsPerMinute),
+            audioSecondsPerHour: try reader.number("BACKEND_MAX_AUDIO_SECONDS_PER_HOUR", in: ranges.audioSecondsPerHour))
         return configuration
     }
 }
@@ -79,6 +84,8 @@ public enum EnvironmentRanges {
     public static let backoff: ClosedRange<Double> = 0...3_600
     public static let price: ClosedRange<Double> = 0...1_000
     public static let fallbackAfter: ClosedRange<Double> = 1...100
+    public static let requestsPerMinute: ClosedRange<Double> = 0.01...1_000_000
+    public static let audioSecondsPerHour: ClosedRange<Double> = 1...1_000_000_000
 }
 
 /// Reads prefixed variables; its errors name the variable, never its value.

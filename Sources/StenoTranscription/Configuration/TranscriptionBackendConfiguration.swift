@@ -28,6 +28,8 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
     public var pricePerAudioMinute: Double?
     public var limits: TranscriptionLimits
     public var retry: TranscriptionRetryPolicy
+    /// The fleet's budget at this backend; empty for none. Kept by the client's gate.
+    public var rateLimit = RateLimit()
 
     public init(
         name: String = "primary", baseURL: String, path: String = "/v1/audio/transcriptions", apiKey: APIKey? = nil,

@@ -50,6 +50,13 @@ public final class WorkerMetrics: Sendable {
         self.audioSeconds.increment(by: audioSeconds)
     }
 
+    /// A request that waited `seconds` for its backend's fleet-wide rate limit.
+    func recordRateLimitWait(backend: String, seconds: Double) {
+        CoreMetrics.Counter(label: "steno_worker_rate_limit_waits_total", dimensions: [("backend", backend)], factory: factory).increment()
+        FloatingPointCounter(label: "steno_worker_rate_limit_wait_seconds_total", dimensions: [("backend", backend)], factory: factory)
+            .increment(by: seconds)
+    }
+
     /// The Prometheus text exposition format.
     public func render(jobsInFlight: Int, requestLimit: Double) -> String {
         self.jobsInFlight.record(jobsInFlight)

@@ -36,12 +36,13 @@ public final class WorkerRuntime: Service, Sendable {
     private let rescueWakeup = Wakeup()
     let logger: Logger
     /// What `/metrics` shows.
-    public let metrics = WorkerMetrics()
+    public let metrics: WorkerMetrics
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, logger: Logger
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
     ) throws(ChunkPlannerError) {
+        self.metrics = metrics
         var logger = logger
         logger[metadataKey: "worker.id"] = "\(configuration.workerID)"
         self.configuration = configuration

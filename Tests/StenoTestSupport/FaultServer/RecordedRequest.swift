@@ -14,8 +14,11 @@ public struct RecordedRequest: Sendable {
     public var head: RequestHead
     public var body: [UInt8]
     public var parts: [Part]
+    /// When the whole request had been read.
+    public var receivedAt: ContinuousClock.Instant
 
     init(head: RequestHead, body: [UInt8]) {
+        self.receivedAt = .now
         self.head = head
         self.body = body
         parts = Self.multipartParts(of: body, contentType: head.header("content-type") ?? "")

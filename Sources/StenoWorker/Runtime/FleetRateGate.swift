@@ -1,0 +1,81 @@
+import Logging
+import StenoCore
+import StenoPostgres
+import StenoTranscription
+import Synchronization
+
+/// Keeps the fleet under each backend's rate limit through PostgreSQL (`backend_rate_limits`).
+///
+/// Within a worker, requests to one backend wait in line and only the first asks the database,
+/// so a fleet of many workers with many jobs waiting polls it once per worker per refill, not
+/// once per job. A request whose job is cancelled leaves the line at once. When the database
+/// cannot be asked, the request goes ahead: the limit is the fleet's courtesy to the backend,
+/// and its 429s are still classified and retried as before.
+public final class FleetRateGate: TranscriptionRequestGate {
+    private let store: WorkStore
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let lines = Mutex<[String: ResourcePool<Int>]>([:])
+    /// The longest single sleep before asking again: a limit raised meanwhile takes effect soon.
+    static let longestSleep = Duration.seconds(30)
+
+    public init(client: PostgresClient, metrics: WorkerMetrics, logger: Logger) {
+        self.store = WorkStore(client: client)
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    public func admit(backend: String, limit: RateLimit, audioSeconds: Double, cancellation: CancellationSignal) async throws(TranscriptionError) {
+        let line = lines.withLock { lines in
+            if let line = lines[backend] { return line }
+            let line = ResourcePool<Int>(capacity: 1) { 0 }
+            lines[backend] = line
+            return line
+        }
+        let turn = Task { [self] in
+            try await line.withResource { _ in try await self.wait(backend: backend, limit: limit, audioSeconds: audioSeconds, cancellation: cancellation) }
+        }
+        let registration = cancellation.onCancel { turn.cancel() }
+        defer { cancellation.removeHandler(registration) }
+        do {
+            // A turn that took its token is sent, even if the job was cancelled meanwhile: the
+            // client checks cancellation again before the request.
+            try await withTaskCancellationHandler { try await turn.value } onCancel: { turn.cancel() }
+        } catch {
+            throw TranscriptionError(.cancelled, .cancelled, "the transcription was cancelled while it waited for the backend's rate limit", backend: backend)
+        }
+    }
+
+    private func wait(backend: String, limit: RateLimit, audioSeconds: Double, cancellation: CancellationSignal) async throws {
+        var waitedSince: ContinuousClock.Instant?
+        while true {
+            if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+            let decision: TokenBucket.Decision
+            do {
+                decision = try await store.takeRateToken(backend: backend, limit: limit, audioSeconds: audioSeconds)
+            } catch {
+                // A cancelled job must not be sent; only a database that cannot answer lets it through.
+                if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+                logger.warning("could not consult the fleet's rate limit; sending without it", metadata: [
+                    "backend": "\(backend)", "error": "\(error)",
+                ])
+                return
+            }
+            switch decision {
+            case .granted:
+                if let waitedSince { metrics.recordRateLimitWait(backend: backend, seconds: (ContinuousClock.now - waitedSince).seconds) }
+                return
+            case .wait(let seconds):
+                if waitedSince == nil {
+                    waitedSince = .now
+                    logger.debug("waiting for the backend's rate limit", metadata: [
+                        "backend": "\(backend)", "limit": "\(limit.summary)", "wait_seconds": "\(seconds)",
+                    ])
+                }
+                // A little past the refill, so that the token is there when asked for.
+                let sleep = min(Duration.milliseconds(Int64(seconds * 1000) + 20), Self.longestSleep)
+                guard await cancellation.sleep(for: sleep) else { throw CancellationError() }
+            }
+        }
+    }
+}
