@@ -25,6 +25,19 @@ struct BackendWordsTests {
         #expect(words.map(\.start) == raw.map(\.start), "times are the words' own")
     }
 
+    @Test("bare words that together spell one token of the text become that word")
+    func splitBareWordsAreJoined() {
+        let raw: [(word: String, start: Double, end: Double)] = [
+            ("at", 0, 0.2), ("half", 0.2, 0.5), ("past", 0.5, 0.8), ("one", 0.8, 1.0), ("o", 1.0, 1.1), ("clock", 1.1, 1.5),
+            ("9", 1.6, 1.8), ("000", 1.8, 2.2), ("people", 2.2, 2.6), ("ate", 2.6, 2.8), ("gluten", 2.8, 3.1), ("free", 3.1, 3.4),
+            ("bread", 3.4, 3.8),
+        ]
+        let words = BackendWords.normalized(raw, text: "At half-past one o'clock, 9,000 people ate gluten-free bread.")
+        #expect(words.map(\.word) == ["At", "half-past", "one", "o'clock,", "9,000", "people", "ate", "gluten-free", "bread."])
+        #expect(words[1].start == 0.2 && words[1].end == 0.8)
+        #expect(words[4].start == 1.6 && words[4].end == 2.2)
+    }
+
     @Test("a word the text does not have keeps its own form, and the rest still line up")
     func missingWordKeepsItsForm() {
         let raw: [(word: String, start: Double, end: Double)] = [("the", 0, 1), ("uh", 1, 2), ("harbour", 2, 3), ("was", 3, 4), ("calm", 4, 5)]

@@ -36,21 +36,44 @@ public enum BackendWords {
 
     /// Gives bare words the punctuation and capitals of the backend's `text`, matching each
     /// word to the next token of the text that reads the same (letters and digits, any case),
-    /// a few tokens ahead at most; a word without a match keeps its own form.
+    /// a few tokens ahead at most; a word without a match keeps its own form. Bare words that
+    /// together spell one token ("9" "000" for "9,000", "o" "clock" for "o'clock") become that
+    /// one word, from the first one's start to the last one's end.
     public static func punctuated(_ words: [TimedWord], text: String) -> [TimedWord] {
         let carriesPunctuation = words.contains { $0.word.contains(where: { $0.isPunctuation }) }
         let tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard !carriesPunctuation, tokens.contains(where: { $0.contains(where: { $0.isPunctuation }) }) else { return words }
+        let spelled = tokens.map(TranscriptMerger.normalized)
         let lookahead = 4
+        let longestSplit = 4
         var next = 0
-        var result = words
-        for index in result.indices {
-            let bare = TranscriptMerger.normalized(result[index].word)
-            guard !bare.isEmpty else { continue }
-            let window = tokens.indices.dropFirst(next).prefix(lookahead)
-            guard let match = window.first(where: { TranscriptMerger.normalized(tokens[$0]) == bare }) else { continue }
-            result[index].word = tokens[match]
-            next = match + 1
+        var result: [TimedWord] = []
+        var index = 0
+        while index < words.count {
+            var word = words[index]
+            index += 1
+            let bare = TranscriptMerger.normalized(word.word)
+            guard !bare.isEmpty else {
+                result.append(word)
+                continue
+            }
+            for candidate in tokens.indices.dropFirst(next).prefix(lookahead) where spelled[candidate].hasPrefix(bare) {
+                // The word alone, or with the next few bare words, spells the token.
+                var joined = bare
+                var last = index - 1
+                while joined.count < spelled[candidate].count, last + 1 < words.count, last + 1 - index < longestSplit {
+                    let following = TranscriptMerger.normalized(words[last + 1].word)
+                    guard !following.isEmpty, spelled[candidate].hasPrefix(joined + following) else { break }
+                    joined += following
+                    last += 1
+                }
+                guard joined == spelled[candidate] else { continue }
+                word = TimedWord(word: tokens[candidate], start: word.start, end: max(word.end, words[last].end))
+                index = last + 1
+                next = candidate + 1
+                break
+            }
+            result.append(word)
         }
         return result
     }
