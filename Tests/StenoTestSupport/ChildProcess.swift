@@ -16,7 +16,8 @@ public struct ChildProcess: Sendable {
     /// The child outlived its time limit and was killed (`status` is then 137).
     public var timedOut = false
 
-    /// A child that outlives `timeLimit` is killed with SIGKILL, so that a hang fails its test
+    /// A child that outlives `timeLimit` is killed with SIGKILL, with every process it started
+    /// (its process group), so that a hang fails its test
     /// with `timedOut` instead of holding the whole run.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration = .seconds(300)
@@ -56,7 +57,22 @@ public struct ChildProcess: Sendable {
         }
 
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        // The test runner's threads block and ignore signals; a child would inherit that and
+        // then never see the SIGTERM its own cleanup sends (a script's trap waiting for ever on
+        // a server it stopped). Each child starts with no signal blocked and every default.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        // A process group of its own, so that a time limit kills what the child started too.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             throw TestEnvironmentError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
@@ -69,7 +85,7 @@ public struct ChildProcess: Sendable {
             guard reaped == 0 || errno == EINTR else { throw TestEnvironmentError("waitpid failed for \(executable): errno \(errno)") }
             if !timedOut, ContinuousClock.now >= deadline {
                 timedOut = true
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
             }
             usleep(5_000)
         }

@@ -100,6 +100,25 @@ struct TranscriptMergerTests {
         #expect(unmeasured.first?.start == 0 && unmeasured.first?.end == 10)
     }
 
+    @Test("sentences without times start where their speech starts, whatever the speaker's pace")
+    func untimedSentencesFindTheirPauses() {
+        // A slow first sentence, a quick second, a long third, each its own stretch of speech.
+        let chunk = ChunkTranscript(
+            start: 0, end: 10, text: "Hello there. Yes indeed. The third sentence is rather long.", segments: [], words: [],
+            speech: [0...4, 4.5...6, 6.5...10])
+        let sentences = TranscriptMerger().merge([chunk], chapter: 0...10)
+        #expect(sentences.map(\.text) == ["Hello there.", "Yes indeed.", "The third sentence is rather long."])
+        #expect(sentences.map(\.start) == [0, 4.5, 6.5])
+        #expect(sentences.map(\.end) == [4, 6, 10])
+    }
+
+    @Test("a sentence end is matched to the nearest pause in order, and left alone when no pause is near")
+    func sentenceEndsMatchPausesInOrder() {
+        #expect(UntimedWordLayout.match(ends: [2, 5, 9], pauses: [1.8...2.2, 4...4.4, 20...21]) == [0, 1, nil])
+        // Two ends near one pause: only one takes it.
+        #expect(UntimedWordLayout.match(ends: [3, 3.2], pauses: [3.1...3.3]).compactMap { $0 } == [0])
+    }
+
     @Test("untimed sides that share no words in their overlap keep all of them")
     func untimedWithoutAgreement() {
         let a = ChunkTranscript(start: 0, end: 10.75, text: "the storm broke", segments: [], words: [])

@@ -11,8 +11,8 @@
 /// came back empty are skipped, and their neighbours keep all their words.
 ///
 /// Words without times (backends that answer text only) are laid over the speech the planner
-/// measured in the chunk, in proportion to their length, so that sentence times follow the
-/// speech and skip its pauses.
+/// measured in the chunk, sentence ends in its pauses (`UntimedWordLayout`), so that sentence
+/// times follow the speech.
 public struct TranscriptMerger: Sendable {
     /// A sentence ends at `.`, `?` or `!`; backends without punctuation also end one at a pause
     /// this long, or after this many words, so that rows stay short enough to read and seek.
@@ -176,40 +176,9 @@ public struct TranscriptMerger: Sendable {
                 let upper = min(region.upperBound, bounds.upperBound)
                 return lower < upper ? lower...upper : nil
             }
-            laid += lay(texts, over: speech.isEmpty ? [bounds] : speech)
+            laid += UntimedWordLayout.lay(texts, over: speech.isEmpty ? [bounds] : speech)
         }
         return (laid, false)
-    }
-
-    /// Lays words end to end over `spans`, each taking a share of their total length in
-    /// proportion to its letters and digits (plus one, for the gap a short word still takes);
-    /// a word that reaches the end of a span goes on in the next.
-    static func lay(_ texts: [String], over spans: [ClosedRange<Double>]) -> [TimedWord] {
-        let weights = texts.map { Double(normalized($0).count + 1) }
-        let total = weights.reduce(0, +)
-        let length = spans.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
-        // The point `elapsed` seconds of speech into the spans.
-        func time(at elapsed: Double) -> Double {
-            var remaining = elapsed
-            for span in spans {
-                let duration = span.upperBound - span.lowerBound
-                // At a span's end a word starts in the next span; the end of the last word falls through.
-                if remaining < duration { return span.lowerBound + remaining }
-                remaining -= duration
-            }
-            return spans.last?.upperBound ?? 0
-        }
-        var words: [TimedWord] = []
-        var before = 0.0
-        for (text, weight) in zip(texts, weights) {
-            let start = time(at: length * before / total)
-            before += weight
-            // A word's end stays in the span it started in, so that it never covers a pause.
-            let span = spans.first { start >= $0.lowerBound && start < $0.upperBound } ?? spans.last
-            let end = min(time(at: length * before / total), span.map { max(start, $0.upperBound) } ?? start)
-            words.append(TimedWord(word: text, start: start, end: end))
-        }
-        return words
     }
 
     /// Clamps times into the chapter and keeps them from running backwards.
