@@ -38,6 +38,13 @@ struct BackendWordsTests {
         #expect(words[4].start == 1.6 && words[4].end == 2.2)
     }
 
+    @Test("an apostrophe inside a bare word does not pass for the backend's own punctuation")
+    func apostropheInsideABareWord() {
+        let raw: [(word: String, start: Double, end: Double)] = [("they", 0, 0.2), ("didn't", 0.2, 0.5), ("stay", 0.5, 0.8), ("It", 0.9, 1.0), ("rained", 1.0, 1.4)]
+        let words = BackendWords.normalized(raw, text: "They didn't stay. It rained.")
+        #expect(words.map(\.word) == ["They", "didn't", "stay.", "It", "rained."])
+    }
+
     @Test("a word the text does not have keeps its own form, and the rest still line up")
     func missingWordKeepsItsForm() {
         let raw: [(word: String, start: Double, end: Double)] = [("the", 0, 1), ("uh", 1, 2), ("harbour", 2, 3), ("was", 3, 4), ("calm", 4, 5)]

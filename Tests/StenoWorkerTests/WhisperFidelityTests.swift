@@ -63,8 +63,8 @@ struct WhisperFidelityTests {
 
     @Test("under noise no pause is clear: the overlapping sides are aligned on their text, nothing doubled, in order")
     func noisySpeech() async throws {
-        let runs = try await runBench(["--noise", "0.1", "--shapes", "faster-whisper,json-only", "--granularities", "segment,word", "20"])
-        #expect(runs.count == 2)
+        let runs = try await runBench(["--noise", "0.1", "--shapes", "openai,faster-whisper,json-only", "--granularities", "segment,word", "20"])
+        #expect(runs.count == 3)
         for run in runs {
             // The model alone is much worse under this much noise (15 % at 20 s, 11-12 % at 60 s).
             #expect(run.double("wer") <= 0.2, "\(run.name): WER \(run.double("wer"))")
@@ -72,6 +72,9 @@ struct WhisperFidelityTests {
             #expect(run.int("inserted_at_cut") <= 2 && run.int("dropped_at_cut") <= 3,
                     "\(run.name): \(run.int("inserted_at_cut")) inserted and \(run.int("dropped_at_cut")) dropped within 3 s of a cut")
             #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order")
+            // Whisper's own words differ more here; its sentence ends still survive, bare words included.
+            #expect(Double(run.int("final_kept")) >= 0.85 * Double(run.int("final_ref")),
+                    "\(run.name): \(run.int("final_kept")) of \(run.int("final_ref")) sentence ends kept")
             #expect(Double(run.int("starts_off")) <= 0.1 * Double(run.int("starts_matched")),
                     "\(run.name): \(run.int("starts_off")) of \(run.int("starts_matched")) segments start more than 1 s from the speech")
         }

@@ -40,7 +40,8 @@ public enum BackendWords {
     /// together spell one token ("9" "000" for "9,000", "o" "clock" for "o'clock") become that
     /// one word, from the first one's start to the last one's end.
     public static func punctuated(_ words: [TimedWord], text: String) -> [TimedWord] {
-        let carriesPunctuation = words.contains { $0.word.contains(where: { $0.isPunctuation }) }
+        // Punctuation that ends a word, not an apostrophe or hyphen inside one ("didn't").
+        let carriesPunctuation = words.contains { $0.word.last.map { ".,?!;:\"”»)".contains($0) } ?? false }
         let tokens = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard !carriesPunctuation, tokens.contains(where: { $0.contains(where: { $0.isPunctuation }) }) else { return words }
         let spelled = tokens.map(TranscriptMerger.normalized)
