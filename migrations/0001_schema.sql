@@ -169,17 +169,20 @@ CREATE TRIGGER jobs_notify_update AFTER UPDATE ON jobs
 --   steno_worker     runs jobs: reads and writes the queue and the results
 --   steno_admin      the CLI: everything the worker can, and deletes
 --   steno_reporting  read-only SQL reports
--- Roles are cluster-wide, so another database in the cluster may have made them already.
+-- Roles are cluster-wide, so another database in the cluster (or an administrator, for an owner
+-- without CREATEROLE) may have made them already: only missing ones are created.
 DO $$
 DECLARE
     role_name text;
 BEGIN
     FOREACH role_name IN ARRAY ARRAY['steno_worker', 'steno_admin', 'steno_reporting'] LOOP
-        BEGIN
-            EXECUTE format('CREATE ROLE %I NOLOGIN', role_name);
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN
-            NULL;
-        END;
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role_name) THEN
+            BEGIN
+                EXECUTE format('CREATE ROLE %I NOLOGIN', role_name);
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                NULL;
+            END;
+        END IF;
     END LOOP;
 END
 $$;

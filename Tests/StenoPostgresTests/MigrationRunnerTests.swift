@@ -76,6 +76,44 @@ struct MigrationRunnerTests {
         }
     }
 
+    @Test("an owner without CREATEROLE migrates a fresh database once an administrator made the roles")
+    func ownerWithoutCreateRole() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let owner = "t_owner_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+            let admin = try await PostgresConnection.connect(configuration: database.configuration)
+            for role in ["steno_worker", "steno_admin", "steno_reporting"] {
+                try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+            }
+            // Generated names, never user input: safe as identifiers.
+            try await admin.query("CREATE ROLE \(owner) LOGIN NOCREATEROLE NOSUPERUSER")
+            try await admin.query("ALTER DATABASE \(database.name) OWNER TO \(owner)")
+            let connection = try await PostgresConnection.connect(configuration: database.connecting(as: owner).configuration)
+            let applied = try await MigrationRunner(migrations: migrations).migrate(on: connection)
+            #expect(applied.map(\.version) == migrations.map(\.version))
+            await connection.close()
+            try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [owner])
+            await admin.close()
+            try await database.drop()
+            let cluster = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: try TestDatabase.clusterConnectionString()))
+            try await cluster.query("DROP ROLE IF EXISTS \(owner)")
+            await cluster.close()
+        }
+    }
+
+    @Test("a database that applied 0001 before its correction in place is up to date, not refused")
+    func correctedMigrationIsAccepted() async throws {
+        try await TestDatabase.with { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            try await connection.query("UPDATE steno_migrations SET checksum = 'c6ce00d173c95d56' WHERE version = 1")
+            #expect(try await MigrationRunner(migrations: migrations).migrate(on: connection).isEmpty)
+            try await connection.query("UPDATE steno_migrations SET checksum = '0123456789abcdef' WHERE version = 1")
+            await #expect { _ = try await MigrationRunner(migrations: migrations).migrate(on: connection) } throws: {
+                "\($0)".contains("was changed after it was applied")
+            }
+            await connection.close()
+        }
+    }
+
     @Test("a failing migration is rolled back whole and reported with its name")
     func failingMigrationRollsBack() async throws {
         try await TestDatabase.with { database in

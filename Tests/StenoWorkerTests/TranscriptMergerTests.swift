@@ -110,6 +110,7 @@ struct TranscriptMergerTests {
         #expect(sentences.map(\.text) == ["Hello there.", "Yes indeed.", "The third sentence is rather long."])
         #expect(sentences.map(\.start) == [0, 4.5, 6.5])
         #expect(sentences.map(\.end) == [4, 6, 10])
+        #expect(sentences.allSatisfy { $0.words.isEmpty }, "estimated word times are not stored as heard")
     }
 
     @Test("a sentence end is matched to the nearest pause in order, and left alone when no pause is near")

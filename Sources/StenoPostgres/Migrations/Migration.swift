@@ -12,6 +12,19 @@ public struct Migration: Sendable, Equatable {
         self.sql = sql
     }
 
+    /// Earlier texts of a migration that were corrected in place, by version. A database that
+    /// applied one of them is up to date; a migration is corrected in place only when its old
+    /// text could never be applied somewhere (every other change is a new numbered file).
+    /// 0001 created the roles with `CREATE ROLE` even when they existed, which an owner without
+    /// CREATEROLE is refused; it now creates only the missing ones.
+    static let correctedChecksums: [Int: Set<String>] = [1: ["c6ce00d173c95d56"]]
+
+    /// Whether a database that recorded `checksum` for this migration applied this text or one
+    /// it was corrected from.
+    public func matches(appliedChecksum: String) -> Bool {
+        appliedChecksum == checksum || Self.correctedChecksums[version]?.contains(appliedChecksum) == true
+    }
+
     /// FNV-1a over the file's bytes: detects a file edited after it was applied.
     public var checksum: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -46,7 +46,7 @@ public struct MigrationRunner: Sendable {
             let record = applied[migration.version]
             return Status(
                 version: migration.version, name: migration.name, appliedAt: record?.appliedAt,
-                changedSinceApplied: record.map { $0.checksum != migration.checksum } ?? false)
+                changedSinceApplied: record.map { !migration.matches(appliedChecksum: $0.checksum) } ?? false)
         }
         // Versions applied by a newer Steno than this one.
         for (version, record) in applied where !migrations.contains(where: { $0.version == version }) {
@@ -69,7 +69,7 @@ public struct MigrationRunner: Sendable {
         }
         let applied = try await appliedMigrations(on: connection)
         for migration in migrations {
-            if let record = applied[migration.version], record.checksum != migration.checksum {
+            if let record = applied[migration.version], !migration.matches(appliedChecksum: record.checksum) {
                 throw PostgresError(
                     .migrationFailed,
                     "migration \(migration.version)_\(migration.name) was changed after it was applied",

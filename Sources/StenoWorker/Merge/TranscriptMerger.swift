@@ -142,8 +142,10 @@ public struct TranscriptMerger: Sendable {
         var current: [TimedWord] = []
         func close() {
             guard let first = current.first, let last = current.last else { return }
+            // Times Steno estimated place the sentence; only heard ones are kept as word times.
+            let heard = current.contains(where: \.estimated) ? [] : current
             sentences.append(MergedSentence(
-                start: first.start, end: last.end, text: current.map(\.word).joined(separator: " "), words: current))
+                start: first.start, end: last.end, text: current.map(\.word).joined(separator: " "), words: heard))
             current = []
         }
         for (index, word) in words.enumerated() {

@@ -119,7 +119,7 @@ enum UntimedWordLayout {
             // A word's end stays in the span it started in, so that it never covers a pause.
             let span = spans.first { start >= $0.lowerBound && start < $0.upperBound } ?? spans.last
             let end = min(time(at: length * before / total), span.map { max(start, $0.upperBound) } ?? start)
-            words.append(TimedWord(word: text, start: start, end: end))
+            words.append(TimedWord(word: text, start: start, end: end, estimated: true))
         }
         return words
     }
