@@ -113,6 +113,19 @@ struct TranscriptMergerTests {
         #expect(sentences.allSatisfy { $0.words.isEmpty }, "estimated word times are not stored as heard")
     }
 
+    @Test("a segment stamped early, inside the tail of the one before, starts where its own speech starts")
+    func earlySegmentStart() {
+        // "Lane." ends at 5.26 s; Whisper starts the next segment at 5.0 s, its speech at 6.32 s.
+        let chunk = ChunkTranscript(
+            start: 0, end: 12, text: "", segments: [
+                TimedSegment(start: 0, end: 5.0, text: "On Willow Lane."),
+                TimedSegment(start: 5.0, end: 9.0, text: "She grew beans."),
+            ], words: [], speech: [0.3...5.26, 6.32...8.9])
+        let sentences = TranscriptMerger().merge([chunk], chapter: 0...12)
+        #expect(sentences.map(\.text) == ["On Willow Lane.", "She grew beans."])
+        #expect(abs(sentences[1].start - 6.32) < 1e-9)
+    }
+
     @Test("a sentence end is matched to the nearest pause in order, and left alone when no pause is near")
     func sentenceEndsMatchPausesInOrder() {
         #expect(UntimedWordLayout.match(ends: [2, 5, 9], pauses: [1.8...2.2, 4...4.4, 20...21]) == [0, 1, nil])

@@ -160,6 +160,10 @@ public struct TranscriptMerger: Sendable {
         return sentences
     }
 
+    /// The longest stretch of speech at a segment's start that still counts as the previous
+    /// segment's tail when it began before the segment.
+    static let borrowedTail = 0.5
+
     /// The words of a chunk: the backend's word times, else words laid over the speech of
     /// their segment (or of the chunk), marked untimed so that the merge aligns them by text.
     static func tokens(of chunk: ChunkTranscript) -> (words: [TimedWord], timed: Bool) {
@@ -173,10 +177,16 @@ public struct TranscriptMerger: Sendable {
             let texts = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
             guard !texts.isEmpty else { continue }
             let bounds = segment.start...max(segment.start, segment.end)
-            let speech = chunk.speech.compactMap { region -> ClosedRange<Double>? in
+            var speech = chunk.speech.compactMap { region -> ClosedRange<Double>? in
                 let lower = max(region.lowerBound, bounds.lowerBound)
                 let upper = min(region.upperBound, bounds.upperBound)
                 return lower < upper ? lower...upper : nil
+            }
+            // Whisper stamps a segment's start early, often inside the last words of the one
+            // before: a short tail of speech that began before the segment is not its own.
+            if speech.count > 1, let first = chunk.speech.first(where: { $0.upperBound > bounds.lowerBound }),
+               first.lowerBound < bounds.lowerBound, first.upperBound - bounds.lowerBound < Self.borrowedTail {
+                speech.removeFirst()
             }
             laid += UntimedWordLayout.lay(texts, over: speech.isEmpty ? [bounds] : speech)
         }
