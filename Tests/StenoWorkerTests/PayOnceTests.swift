@@ -72,10 +72,13 @@ struct PayOnceTests {
                         "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT id FROM chapters WHERE id = %'"
                     ).first?.decode("n", as: Int64.self) == 1
                 }
-                // What a rescue does to a job whose lease expired: back to the queue, no owner.
-                try await holder.query(
+                // What a rescue does to a job whose lease expired: back to the queue, no owner;
+                // committed while the write still waits, and held past a heartbeat (every 2.5 s
+                // with the tests' 10 s lease), so that the worker sees its lease lost mid-write.
+                try await client.query(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_at = now() WHERE media_id = $1 AND kind = 'chunk'",
                     [id])
+                try await Task.sleep(for: .seconds(3))
                 try await holder.query("COMMIT")
                 await holder.close()
 

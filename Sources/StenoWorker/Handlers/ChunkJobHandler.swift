@@ -86,7 +86,10 @@ public struct ChunkJobHandler: JobHandler {
             }
         }
         let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encoded.data.count)
-        let disposal = try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
+        // From here a lost lease must not stop the job: the answer is kept whichever attempt holds it.
+        let disposal = try await context.answerHold.holding {
+            try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
+        }
         let logged: Logger.Metadata = [
             "chunk.index": "\(chunk.index)", "bytes": "\(encoded.data.count)", "words": "\(stored.words.count)",
             "backend": "\(result.backend)", "latency": "\(result.latency)",

@@ -8,8 +8,11 @@ public struct JobContext: Sendable {
     public var lease: JobLease
     public var cancellation: CancellationSignal
     public var logger: Logger
+    /// Held while an answer in hand is stored, so that a lost lease does not stop that write.
+    public var answerHold: AnswerHold
 
-    public init(job: Job, lease: JobLease, cancellation: CancellationSignal, logger: Logger) {
+    public init(job: Job, lease: JobLease, cancellation: CancellationSignal, logger: Logger, answerHold: AnswerHold = AnswerHold()) {
+        self.answerHold = answerHold
         self.job = job
         self.lease = lease
         self.cancellation = cancellation

@@ -7,6 +7,7 @@ final class InFlightJobs: Sendable {
         var job: Job
         var lease: JobLease
         var signal: CancellationSignal
+        var answerHold: AnswerHold
         var stopReason: StopReason?
     }
 
@@ -15,15 +16,16 @@ final class InFlightJobs: Sendable {
     var count: Int { entries.withLock { $0.count } }
     var leases: [JobLease] { entries.withLock { $0.values.map(\.lease) } }
 
-    func insert(_ job: Job, lease: JobLease, signal: CancellationSignal) {
-        entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal) }
+    func insert(_ job: Job, lease: JobLease, signal: CancellationSignal, answerHold: AnswerHold) {
+        entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal, answerHold: answerHold) }
     }
 
     func remove(_ jobID: Int64) {
         _ = entries.withLock { $0.removeValue(forKey: jobID) }
     }
 
-    /// Records the first reason a job was stopped and fires its signal.
+    /// Records the first reason a job was stopped and fires its signal; a lost lease does not
+    /// stop a job that is storing an answer it has (`AnswerHold`).
     func stop(_ jobID: Int64, _ reason: StopReason) {
         let signal = entries.withLock { entries -> CancellationSignal? in
             guard var entry = entries[jobID] else { return nil }
@@ -31,6 +33,7 @@ final class InFlightJobs: Sendable {
                 entry.stopReason = reason
                 entries[jobID] = entry
             }
+            if reason == .leaseLost && entry.answerHold.isHeld { return nil }
             return entry.signal
         }
         signal?.cancel()

@@ -21,13 +21,13 @@ struct JobRunner: Sendable {
     let metrics: WorkerMetrics
     let logger: Logger
 
-    func run(_ job: Job, lease: JobLease, signal: CancellationSignal) async {
+    func run(_ job: Job, lease: JobLease, signal: CancellationSignal, answerHold: AnswerHold = AnswerHold()) async {
         var logger = logger
         logger[metadataKey: "job.id"] = "\(job.id)"
         logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
         logger[metadataKey: "job.attempt"] = "\(job.attempt)"
         if let mediaID = job.mediaID { logger[metadataKey: "media.id"] = "\(mediaID)" }
-        let context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger)
+        let context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold)
         do {
             guard let handler = handlers[job.kind] else {
                 throw WorkerError(.malformedJob, .permanent, "no handler for jobs of kind \(job.kind.rawValue)", jobID: job.id)

@@ -203,9 +203,10 @@ public final class WorkerRuntime: Service, Sendable {
             for job in claimed {
                 guard let lease = job.lease else { continue }
                 let signal = CancellationSignal()
-                inFlight.insert(job, lease: lease, signal: signal)
+                let answerHold = AnswerHold()
+                inFlight.insert(job, lease: lease, signal: signal, answerHold: answerHold)
                 group.addTask {
-                    await self.runner.run(job, lease: lease, signal: signal)
+                    await self.runner.run(job, lease: lease, signal: signal, answerHold: answerHold)
                     self.inFlight.remove(job.id)
                     self.claimWakeup.wake()
                 }
