@@ -82,7 +82,7 @@ struct MigrationRunnerTests {
             let owner = "t_owner_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
             let admin = try await PostgresConnection.connect(configuration: database.configuration)
             for role in ["steno_worker", "steno_admin", "steno_reporting"] {
-                try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+                try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$")
             }
             // Generated names, never user input: safe as identifiers.
             try await admin.query("CREATE ROLE \(owner) LOGIN NOCREATEROLE NOSUPERUSER")
