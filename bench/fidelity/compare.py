@@ -262,6 +262,20 @@ def load_cuts(path):
 # comparing
 
 
+def difference_runs(ops):
+    """(start, end) of each run of alignment ops other than "eq", in order."""
+    k = 0
+    while k < len(ops):
+        if ops[k][0] == "eq":
+            k += 1
+            continue
+        end = k
+        while end < len(ops) and ops[end][0] != "eq":
+            end += 1
+        yield k, end
+        k = end
+
+
 def compare(reference, steno, cuts=None, examples=3):
     """reference: {chapter: [(word, start, end)]}; steno: {chapter: [segment]} as load_steno
     gives; cuts: {chapter: [seconds]}. Returns (counts, every defect as a line, up to
@@ -329,16 +343,8 @@ def compare(reference, steno, cuts=None, examples=3):
         # substitution, as cheap as a deletion plus an insertion): such a pair counts as one
         # word inserted (doubled) and one dropped.
         doubled = []
-        k = 0
-        while k < len(ops):
-            if ops[k][0] == "eq":
-                k += 1
-                continue
-            end = k
-            while end < len(ops) and ops[end][0] != "eq":
-                end += 1
+        for k, end in difference_runs(ops):
             doubled += doubled_runs(hyp_n, [j for _, _, j in ops[k:end] if j is not None])
-            k = end
         doubled_at = {p for j, length in doubled for p in range(j, j + length)}
         dropped = sorted([i for op, i, _ in ops if op == "del"]
                          + [i for op, i, j in ops if op == "sub" and j in doubled_at])
@@ -357,14 +363,7 @@ def compare(reference, steno, cuts=None, examples=3):
             return " ".join(out)
 
         # every difference, for the details file: runs of ops other than eq
-        k = 0
-        while k < len(ops):
-            if ops[k][0] == "eq":
-                k += 1
-                continue
-            end = k
-            while end < len(ops) and ops[end][0] != "eq":
-                end += 1
+        for k, end in difference_runs(ops):
             rs = [ref[i][0] for _, i, _ in ops[k:end] if i is not None]
             hs = [hyp[j][0] for _, _, j in ops[k:end] if j is not None]
             t = next((ref[i][1] for _, i, _ in ops[k:end] if i is not None), None)
@@ -372,7 +371,6 @@ def compare(reference, steno, cuts=None, examples=3):
                 t = anchor[next(j for _, _, j in ops[k:end] if j is not None)]
             lines.append("differs: chapter %d at %.2f s%s: reference %r, Steno %r"
                          % (number, t, near_cut(number, t), " ".join(rs), " ".join(hs)))
-            k = end
         for j, length in doubled:
             r["doubled"] += length
             r["doubled_runs"] += 1

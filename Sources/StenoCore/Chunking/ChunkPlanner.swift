@@ -35,6 +35,7 @@ public struct ChunkPlanner: Sendable {
         let target = MediaTime.min(configuration.targetDuration, longestCutRange)
         let search = MediaTime.min(configuration.searchWindow, target * (1, 2))
         let speech = SpeechRegions(energy)
+        let loudness = Loudness(energy, quietStretch: configuration.quietStretch)
         var cuts = [range.lowerBound]
         var clear = [true]
         var position = range.lowerBound
@@ -43,7 +44,7 @@ public struct ChunkPlanner: Sendable {
             let earliest = MediaTime.max(ideal - search, position + MediaTime.min(target * (1, 2), MediaTime(seconds: 1)))
             // Leave the last chunk at least the search window, so that no sliver of audio is sent alone.
             let latest = MediaTime.min(MediaTime.min(ideal + search, position + longestCutRange), range.upperBound - search)
-            let pause = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, energy: energy, pauseLevel: speech.pauseLevel)
+            let pause = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, loudness: loudness, pauseLevel: speech.pauseLevel)
             let cut = pause?.time ?? MediaTime.min(ideal, position + longestCutRange)
             cuts.append(cut)
             clear.append(pause?.clear ?? false)
@@ -61,11 +62,12 @@ public struct ChunkPlanner: Sendable {
         let share = (chunk.cutEnd - chunk.cutStart) * (1, Int64(parts))
         let search = MediaTime.min(configuration.searchWindow, share * (1, 4))
         let speech = SpeechRegions(energy)
+        let loudness = Loudness(energy, quietStretch: configuration.quietStretch)
         var cuts = [chunk.cutStart]
         var clear = [true]
         for part in 1..<parts {
             let ideal = chunk.cutStart + share * (Int64(part), 1)
-            let pause = quietestPoint(in: (ideal - search)..<(ideal + search), near: ideal, energy: energy, pauseLevel: speech.pauseLevel)
+            let pause = quietestPoint(in: (ideal - search)..<(ideal + search), near: ideal, loudness: loudness, pauseLevel: speech.pauseLevel)
             cuts.append(MediaTime.max(pause?.time ?? ideal, cuts[cuts.count - 1]))
             clear.append(pause?.clear ?? false)
         }
@@ -98,24 +100,15 @@ public struct ChunkPlanner: Sendable {
     /// Ties between separate pauses go to the one nearest `ideal`. The point is `clear` when the
     /// whole stretch around it is below `pauseLevel`.
     private func quietestPoint(
-        in bounds: Range<MediaTime>, near ideal: MediaTime, energy: EnergyProfile, pauseLevel: Float
+        in bounds: Range<MediaTime>, near ideal: MediaTime, loudness: Loudness, pauseLevel: Float
     ) -> (time: MediaTime, clear: Bool)? {
+        let energy = loudness.energy
         guard !energy.rms.isEmpty else { return nil }
         let first = max(energy.window(containing: bounds.lowerBound) + 1, 0)
         let last = min(energy.window(containing: bounds.upperBound) - 1, energy.rms.count - 1)
         guard first <= last else { return nil }
 
-        let stretchWindows = max(1, energy.window(containing: energy.start + configuration.quietStretch))
-        let halfStretch = stretchWindows / 2
-        var prefix = [Double](repeating: 0, count: energy.rms.count + 1)
-        for (index, value) in energy.rms.enumerated() {
-            prefix[index + 1] = prefix[index] + Double(value)
-        }
-        func score(_ window: Int) -> Double {
-            let low = max(0, window - halfStretch)
-            let high = min(energy.rms.count, window - halfStretch + stretchWindows)
-            return (prefix[high] - prefix[low]) / Double(high - low)
-        }
+        let score = loudness.meanAround
         let idealWindow = energy.window(containing: ideal)
         var best: (window: Int, score: Double, distance: Int)?
         for window in first...last {
@@ -134,9 +127,37 @@ public struct ChunkPlanner: Sendable {
         while runEnd < last, score(runEnd + 1) <= quietEnough { runEnd += 1 }
         let middle = (runStart + runEnd) / 2
         let halfWindow = (runStart + runEnd) % 2 == 0 ? energy.windowDuration * (1, 2) : energy.windowDuration
-        let stretchEnd = min(energy.rms.count, middle - halfStretch + stretchWindows)
-        let clear = energy.rms[max(0, middle - halfStretch)..<max(max(0, middle - halfStretch), stretchEnd)].allSatisfy { $0 <= pauseLevel }
+        let clear = energy.rms[loudness.stretch(around: middle)].allSatisfy { $0 <= pauseLevel }
         return (energy.time(ofWindow: middle) + halfWindow, clear)
+    }
+
+    /// A chapter's loudness with its running sums, made once per plan: the mean over the
+    /// `quietStretch` around any window in constant time, for every cut of the chapter.
+    private struct Loudness {
+        let energy: EnergyProfile
+        let stretchWindows: Int
+        private let prefix: [Double]
+
+        init(_ energy: EnergyProfile, quietStretch: MediaTime) {
+            self.energy = energy
+            stretchWindows = max(1, energy.window(containing: energy.start + quietStretch))
+            var prefix = [Double](repeating: 0, count: energy.rms.count + 1)
+            for (index, value) in energy.rms.enumerated() {
+                prefix[index + 1] = prefix[index] + Double(value)
+            }
+            self.prefix = prefix
+        }
+
+        /// The windows of the stretch centred on `window`, cut to the profile.
+        func stretch(around window: Int) -> Range<Int> {
+            let low = max(0, window - stretchWindows / 2)
+            return low..<max(low, min(energy.rms.count, window - stretchWindows / 2 + stretchWindows))
+        }
+
+        func meanAround(_ window: Int) -> Double {
+            let stretch = stretch(around: window)
+            return (prefix[stretch.upperBound] - prefix[stretch.lowerBound]) / Double(stretch.count)
+        }
     }
 }
 

@@ -53,6 +53,11 @@ public struct SpeechRegions: Sendable, Hashable {
 
     /// The regions inside `range`, cut to it.
     public func within(_ range: ClosedRange<Double>) -> [ClosedRange<Double>] {
+        Self.clip(regions, to: range)
+    }
+
+    /// The parts of `regions` inside `range`; regions that only touch it are left out.
+    public static func clip(_ regions: [ClosedRange<Double>], to range: ClosedRange<Double>) -> [ClosedRange<Double>] {
         regions.compactMap { region in
             let lower = max(region.lowerBound, range.lowerBound)
             let upper = min(region.upperBound, range.upperBound)

@@ -27,20 +27,30 @@ public struct TokenBucket: Sendable, Hashable {
         TokenBucket(requests: limit.requestsPerMinute ?? 0, audioSeconds: limit.audioSecondsPerHour ?? 0, refilledAt: now)
     }
 
+    /// Brings the buckets up to `now`: refilled at the limits' rates for the time since
+    /// `refilledAt`, never past a window's worth. A clock that steps back refills nothing.
+    public mutating func refill(_ limit: RateLimit, at now: Double) {
+        let elapsed = max(0, now - refilledAt)
+        refilledAt = max(refilledAt, now)
+        if let perMinute = limit.requestsPerMinute, perMinute > 0 {
+            requests = min(perMinute, requests + elapsed * perMinute / 60)
+        }
+        if let perHour = limit.audioSecondsPerHour, perHour > 0 {
+            audioSeconds = min(perHour, audioSeconds + elapsed * perHour / 3600)
+        }
+    }
+
     /// Refills for the time since `refilledAt`, then takes a request of `audio` seconds if both
     /// buckets hold enough. A request longer than an hour's budget needs only a full bucket, so
     /// that it waits instead of never being sent.
     public mutating func take(audio: Double, limit: RateLimit, at now: Double) -> Decision {
-        let elapsed = max(0, now - refilledAt)
-        refilledAt = max(refilledAt, now)
+        refill(limit, at: now)
         var waits: [Double] = []
-        if let perMinute = limit.requestsPerMinute, perMinute > 0 {
-            requests = min(perMinute, requests + elapsed * perMinute / 60)
-            if requests < 1 { waits.append((1 - requests) * 60 / perMinute) }
+        if let perMinute = limit.requestsPerMinute, perMinute > 0, requests < 1 {
+            waits.append((1 - requests) * 60 / perMinute)
         }
         var needed = 0.0
         if let perHour = limit.audioSecondsPerHour, perHour > 0 {
-            audioSeconds = min(perHour, audioSeconds + elapsed * perHour / 3600)
             needed = min(max(0, audio), perHour)
             if audioSeconds < needed { waits.append((needed - audioSeconds) * 3600 / perHour) }
         }

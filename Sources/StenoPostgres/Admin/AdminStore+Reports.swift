@@ -70,21 +70,24 @@ extension AdminStore {
         }
     }
 
-    /// Each backend's fleet-wide rate limit, its buckets refilled to now.
+    /// Each backend's fleet-wide rate limit, its buckets refilled to now (on the database's
+    /// clock, by the same rule the workers take from them).
     public func rateLimits() async throws -> [RateLimitStatus] {
         try await client.query(
             """
-            SELECT backend, requests_per_minute, audio_seconds_per_hour, granted, waited,
-                   least(requests_per_minute, requests + extract(epoch FROM now() - refilled_at) * requests_per_minute / 60) AS requests_free,
-                   least(audio_seconds_per_hour, audio_seconds + extract(epoch FROM now() - refilled_at) * audio_seconds_per_hour / 3600)
-                       AS audio_seconds_free
+            SELECT backend, requests_per_minute, audio_seconds_per_hour, granted, waited, requests, audio_seconds,
+                   extract(epoch FROM refilled_at)::float8 AS refilled_at, extract(epoch FROM now())::float8 AS now
             FROM backend_rate_limits ORDER BY backend
             """
         ).map { row in
-            RateLimitStatus(
-                backend: try row.decode("backend"),
-                limit: RateLimit(requestsPerMinute: try row.decode("requests_per_minute"), audioSecondsPerHour: try row.decode("audio_seconds_per_hour")),
-                requestsFree: try row.decode("requests_free"), audioSecondsFree: try row.decode("audio_seconds_free"),
+            let limit = RateLimit(requestsPerMinute: try row.decode("requests_per_minute"), audioSecondsPerHour: try row.decode("audio_seconds_per_hour"))
+            var bucket = TokenBucket(
+                requests: try row.decode("requests"), audioSeconds: try row.decode("audio_seconds"), refilledAt: try row.decode("refilled_at"))
+            bucket.refill(limit, at: try row.decode("now"))
+            return RateLimitStatus(
+                backend: try row.decode("backend"), limit: limit,
+                requestsFree: limit.requestsPerMinute == nil ? nil : bucket.requests,
+                audioSecondsFree: limit.audioSecondsPerHour == nil ? nil : bucket.audioSeconds,
                 granted: try row.decode("granted"), waited: try row.decode("waited"))
         }
     }

@@ -1,9 +1,9 @@
 extension TranscriptionClient {
     /// The multipart form for one chunk: `file` named with the format's extension, `model`, and
     /// the optional fields the configuration and request call for.
-    func httpRequest(for request: TranscriptionRequest, format: TranscriptionResponseFormat, timeout: Duration) -> HTTPRequest {
+    func httpRequest(for request: TranscriptionRequest, model: String, format: TranscriptionResponseFormat, timeout: Duration) -> HTTPRequest {
         var fields: [(name: String, value: String)] = [
-            ("model", model(for: request)),
+            ("model", model),
             ("response_format", format.rawValue),
         ]
         if format == .verboseJSON {

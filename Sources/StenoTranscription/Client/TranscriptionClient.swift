@@ -127,7 +127,7 @@ public final class TranscriptionClient: Sendable {
             requests += 1
             let started = clock.now
             var error: TranscriptionError
-            switch await send(request, timeout: min(configuration.limits.request, remaining), signal: signal) {
+            switch await send(request, model: model, timeout: min(configuration.limits.request, remaining), signal: signal) {
             case .success(let transcription):
                 let latency = clock.now - started
                 logger.debug("transcribed chunk", metadata: [
@@ -185,12 +185,17 @@ public final class TranscriptionClient: Sendable {
         }
     }
 
-    /// One HTTP request, its answer read into a transcription or classified as a failure.
-    private func send(_ request: TranscriptionRequest, timeout: Duration, signal: CancellationSignal) async -> Result<Transcription, TranscriptionError> {
+    /// One HTTP request with `model`, in the format that model is asked for now (a refusal of
+    /// `verbose_json` changes it between two requests), its answer read into a transcription or
+    /// classified as a failure.
+    private func send(
+        _ request: TranscriptionRequest, model: String, timeout: Duration, signal: CancellationSignal
+    ) async -> Result<Transcription, TranscriptionError> {
         let transfer: CurlTransfer
-        let format = responseFormat(for: model(for: request))
+        let format = responseFormat(for: model)
         do throws(CurlCallError) {
-            transfer = try CurlTransfer(request: httpRequest(for: request, format: format, timeout: timeout), cancellation: signal)
+            transfer = try CurlTransfer(
+                request: httpRequest(for: request, model: model, format: format, timeout: timeout), cancellation: signal)
         } catch {
             return .failure(TranscriptionError(.clientFailure, .internal, error.description, backend: configuration.name))
         }

@@ -1,3 +1,5 @@
+import StenoCore
+
 /// Joins the transcripts of a chapter's chunks into one list of sentences on the media's clock.
 ///
 /// Most cuts fall in a clear pause and the chunks on either side do not overlap: their words
@@ -177,11 +179,7 @@ public struct TranscriptMerger: Sendable {
             let texts = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
             guard !texts.isEmpty else { continue }
             let bounds = segment.start...max(segment.start, segment.end)
-            var speech = chunk.speech.compactMap { region -> ClosedRange<Double>? in
-                let lower = max(region.lowerBound, bounds.lowerBound)
-                let upper = min(region.upperBound, bounds.upperBound)
-                return lower < upper ? lower...upper : nil
-            }
+            var speech = SpeechRegions.clip(chunk.speech, to: bounds)
             // Whisper stamps a segment's start early, often inside the last words of the one
             // before: a short tail of speech that began before the segment is not its own.
             if speech.count > 1, let first = chunk.speech.first(where: { $0.upperBound > bounds.lowerBound }),

@@ -55,14 +55,12 @@ enum UntimedWordLayout {
                 var best = cost[i - 1][j] + unmatched
                 var how = 0
                 if j > 0 {
-                    let unused = cost[i][j - 1] + unusedCost(pauses[j - 1])
+                    let pause = pauses[j - 1]
+                    let unused = cost[i][j - 1] + unusedCost(pause)
                     if unused < best {
                         best = unused
                         how = 1
                     }
-                }
-                if j > 0 {
-                    let pause = pauses[j - 1]
                     let distance = max(0, pause.lowerBound - ends[i - 1], ends[i - 1] - pause.upperBound)
                     if distance <= reach, cost[i - 1][j - 1] + distance < best {
                         best = cost[i - 1][j - 1] + distance

@@ -8,22 +8,26 @@ extension WorkStore {
     /// database's clock, so every worker of the fleet draws from the same budget.
     func takeRateToken(backend: String, limit: RateLimit, audioSeconds: Double) async throws -> TokenBucket.Decision {
         try await client.withTransaction { connection in
-            let now: Double = try await connection.query("SELECT extract(epoch FROM clock_timestamp())::float8 AS now").single().decode("now")
-            let full = TokenBucket.full(limit, at: now)
+            // A new bucket starts full, refilled now; `full`'s own time is not used.
+            let full = TokenBucket.full(limit, at: 0)
             try await connection.query(
                 """
                 INSERT INTO backend_rate_limits (backend, requests_per_minute, audio_seconds_per_hour, requests, audio_seconds, refilled_at)
-                VALUES ($1, $2, $3, $4, $5, to_timestamp($6))
+                VALUES ($1, $2, $3, $4, $5, clock_timestamp())
                 ON CONFLICT (backend) DO NOTHING
                 """,
-                [backend, limit.requestsPerMinute, limit.audioSecondsPerHour, full.requests, full.audioSeconds, now])
+                [backend, limit.requestsPerMinute, limit.audioSecondsPerHour, full.requests, full.audioSeconds])
+            // The clock is read once the row is locked: a turn that waited for the lock refills
+            // for the time it waited.
             let row = try await connection.query(
                 """
-                SELECT requests, audio_seconds, extract(epoch FROM refilled_at)::float8 AS refilled_at
+                SELECT requests, audio_seconds, extract(epoch FROM refilled_at)::float8 AS refilled_at,
+                       extract(epoch FROM clock_timestamp())::float8 AS now
                 FROM backend_rate_limits WHERE backend = $1 FOR UPDATE
                 """,
                 [backend]
             ).single()
+            let now: Double = try row.decode("now")
             var bucket = TokenBucket(
                 requests: try row.decode("requests"), audioSeconds: try row.decode("audio_seconds"), refilledAt: try row.decode("refilled_at"))
             let decision = bucket.take(audio: audioSeconds, limit: limit, at: now)
