@@ -4,12 +4,52 @@ import StenoPostgres
 import StenoTestSupport
 import Testing
 
+@testable import StenoWorker
+
 /// A backend that is down is waited out, not failed: the fleet stops sending it chunks, probes
 /// it with one chunk job at growing intervals, and resumes when it answers; the waiting jobs
 /// keep their attempts.
 @Suite("backend outages", .serialized, .timeLimit(.minutes(5)))
 struct BackendOutageTests {
     static let answer = #"{"text":"Back again.","segments":[{"id":0,"start":0.0,"end":1.5,"text":"Back again."}]}"#
+
+    @Test("jobs that find the backend down at the same moment all record it: one outage, every failure counted")
+    func simultaneousFailuresRecordOneOutage() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 8)
+            defer { Task { await client.shutdown() } }
+            let store = WorkStore(client: client)
+            let probe = OutageProbe(initial: .seconds(5), cap: .seconds(300))
+            // Every recorder waits on the table until all of them are waiting, then all go at once.
+            let holder = try await PostgresConnection.connect(configuration: database.configuration)
+            try await holder.query("BEGIN")
+            try await holder.query("LOCK TABLE backend_outages IN EXCLUSIVE MODE")
+            let recorders = Task {
+                try await withThrowingTaskGroup(of: WorkStore.Outage.self) { group in
+                    for job in 0..<8 {
+                        group.addTask { try await store.recordOutage(backend: "primary", reason: "refused (job \(job))", probe: probe) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            // Watched from a session of its own: inside the holder's transaction the view would not change.
+            let watcher = try await PostgresConnection.connect(configuration: database.configuration)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await watcher.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ).single().decode("n", as: Int.self) < 8, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await watcher.close()
+            try await holder.query("COMMIT")
+            await holder.close()
+            let outages = try await recorders.value
+            #expect(outages.count == 8)
+            let row = try await client.query("SELECT count(*) AS rows, max(failures) AS failures FROM backend_outages").single()
+            #expect(try row.decode("rows", as: Int.self) == 1)
+            #expect(try row.decode("failures", as: Int.self) == 8)
+        }
+    }
 
     @Test("twelve resets in a row (more than a job's five attempts) pause the backend fleet-wide; probes find it back and the media succeeds")
     func outageIsWaitedOut() async throws {

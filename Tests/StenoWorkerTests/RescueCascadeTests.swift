@@ -83,7 +83,7 @@ struct RescueCascadeTests {
         }
     }
 
-    @Test("a worker's own rescue spares its late jobs; another worker's rescue takes them")
+    @Test("a worker's own rescue spares the late jobs it still runs; another worker's rescue takes them")
     func ownJobsAreSpared() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
@@ -91,8 +91,22 @@ struct RescueCascadeTests {
             _ = try await JobStore(client: client).claim(limit: 1, worker: "slow-but-alive", lease: .milliseconds(50))
             try await Task.sleep(for: .milliseconds(150))
             let store = WorkStore(client: client)
-            #expect(try await store.rescueExpired(sparing: "slow-but-alive").isEmpty)
-            #expect(try await store.rescueExpired(sparing: "another-worker").map(\.id) == [rows.job])
+            #expect(try await store.rescueExpired(sparing: "slow-but-alive", running: [rows.job]).isEmpty)
+            #expect(try await store.rescueExpired(sparing: "another-worker", running: [rows.job]).map(\.id) == [rows.job])
+            await client.shutdown()
+        }
+    }
+
+    @Test("a worker's own rescue takes back its job that it no longer runs (it could not record how the job ended)")
+    func ownAbandonedJobIsTakenBack() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let rows = try await chunkJob(client, maxAttempts: 5)
+            _ = try await JobStore(client: client).claim(limit: 1, worker: "only-worker", lease: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(150))
+            let rescued = try await WorkStore(client: client).rescueExpired(sparing: "only-worker", running: [])
+            #expect(rescued.map(\.id) == [rows.job])
+            #expect(rescued.map(\.state) == [.queued])
             await client.shutdown()
         }
     }

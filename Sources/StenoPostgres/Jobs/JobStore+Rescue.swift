@@ -20,14 +20,18 @@ extension JobStore {
     /// Any worker may call it; concurrent callers skip each other's rows.
     /// The worker's rescue runs `rescueExpired(limit:sparing:on:)` in a transaction with what the
     /// rescued jobs' chunks, chapters and media become (`WorkStore.rescueExpired`).
-    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil) async throws -> [RescuedJob] {
-        try Self.rescuedJobs(try await client.query(Self.rescueStatement, [limit, owner]))
+    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = []) async throws -> [RescuedJob] {
+        try Self.rescuedJobs(try await client.query(Self.rescueStatement, [limit, owner, running]))
     }
 
-    /// `owner`'s own jobs are spared: a live worker whose heartbeat ran late must not take back
-    /// the jobs it is still running (another worker will, if it really stopped).
-    public static func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, on connection: PostgresConnection) async throws -> [RescuedJob] {
-        try rescuedJobs(try await connection.query(rescueStatement, [limit, owner]))
+    /// The jobs `owner` is still `running` are spared: a live worker whose heartbeat ran late must
+    /// not take back the jobs it is still running (another worker will, if it really stopped).
+    /// Its own jobs that it no longer runs (it could not record how one ended) it takes back
+    /// like any other: in a fleet of one, nobody else would.
+    public static func rescueExpired(
+        limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = [], on connection: PostgresConnection
+    ) async throws -> [RescuedJob] {
+        try rescuedJobs(try await connection.query(rescueStatement, [limit, owner, running]))
     }
 
     private static let rescueStatement = """
@@ -37,7 +41,8 @@ extension JobStore {
                             WHEN attempt >= max_attempts THEN 'failed'
                             ELSE 'queued' END AS next_state
                 FROM jobs
-                WHERE state = 'running' AND lease_expires_at < now() AND ($2::text IS NULL OR lease_owner <> $2::text)
+                WHERE state = 'running' AND lease_expires_at < now()
+                  AND NOT (lease_owner = $2::text AND id = ANY($3::bigint[]))
                 ORDER BY lease_expires_at
                 LIMIT $1
                 FOR UPDATE SKIP LOCKED

@@ -339,7 +339,7 @@ public final class WorkerRuntime: Service, Sendable {
     private func rescueLoop() async {
         while !areLoopsStopped {
             do {
-                let rescued = try await store.rescueExpired(sparing: configuration.workerID)
+                let rescued = try await store.rescueExpired(sparing: configuration.workerID, running: inFlight.leases.map(\.jobID))
                 if !rescued.isEmpty {
                     logger.warning("rescued jobs with expired leases", metadata: [
                         "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.previousOwner)).sorted())",

@@ -83,9 +83,9 @@ extension WorkStore {
     /// cancelled one's `cancelled`, and a job out of attempts fails its chunk, chapter and media
     /// with a reason a person can act on (`steno retry` resumes them), so that nothing is left
     /// `running` or `transcribing` with no job to finish it.
-    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil) async throws -> [JobStore.RescuedJob] {
+    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = []) async throws -> [JobStore.RescuedJob] {
         try await client.withTransaction { connection in
-            let rescued = try await JobStore.rescueExpired(limit: limit, sparing: owner, on: connection)
+            let rescued = try await JobStore.rescueExpired(limit: limit, sparing: owner, running: running, on: connection)
             for job in rescued {
                 switch job.state {
                 case .queued:

@@ -17,19 +17,31 @@ extension WorkStore {
     /// failures of jobs that were already running when it began only count.
     func recordOutage(backend: String, reason: String, probe: OutageProbe) async throws -> Outage {
         try await client.withTransaction { connection in
-            let current = try await connection.query(
-                "SELECT probe_seconds, probing FROM backend_outages WHERE backend = $1 FOR UPDATE", [backend]
-            ).first
-            let wait: Duration
-            if let current {
+            while true {
+                // The row is made first, so that two jobs finding the backend down at once do not
+                // both insert it: one makes it, the other counts its failure on it.
+                let first = probe.next(after: nil)
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds)
+                    VALUES ($1, $2, now() + make_interval(secs => $3), $3)
+                    ON CONFLICT (backend) DO NOTHING RETURNING backend
+                    """,
+                    [backend, reason, first.seconds])
+                if !inserted.isEmpty { break }
+                guard let current = try await connection.query(
+                    "SELECT probe_seconds, probing FROM backend_outages WHERE backend = $1 FOR UPDATE", [backend]
+                ).first else {
+                    continue  // an answer ended it between the two statements: a new outage
+                }
                 let probing: Bool = try current.decode("probing")
-                let seconds: Double = try current.decode("probe_seconds")
-                wait = probing ? probe.next(after: .milliseconds(Int64(seconds * 1000))) : .milliseconds(Int64(seconds * 1000))
                 if !probing {
                     try await connection.query(
                         "UPDATE backend_outages SET failures = failures + 1, reason = $2, updated_at = now() WHERE backend = $1",
                         [backend, reason])
                 } else {
+                    let seconds: Double = try current.decode("probe_seconds")
+                    let wait = probe.next(after: .milliseconds(Int64(seconds * 1000)))
                     try await connection.query(
                         """
                         UPDATE backend_outages
@@ -39,11 +51,7 @@ extension WorkStore {
                         """,
                         [backend, reason, wait.seconds])
                 }
-            } else {
-                wait = probe.next(after: nil)
-                try await connection.query(
-                    "INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds) VALUES ($1, $2, now() + make_interval(secs => $3), $3)",
-                    [backend, reason, wait.seconds])
+                break
             }
             return try await Self.outage(of: backend, on: connection)
         }
