@@ -16,11 +16,14 @@ struct WakeupTests {
     func noStaleWakeAfterRealOne() async throws {
         let wakeup = Wakeup()
         for _ in 0..<20 {
-            let waiting = Task { await wakeup.wait(timeout: .milliseconds(20)) }
+            // A long timeout, so that on a loaded machine the first wait cannot time out before
+            // the wake and leave that wake pending (which is what a wake to nobody must do).
+            let waiting = Task { await wakeup.wait(timeout: .seconds(10)) }
             try await Task.sleep(for: .milliseconds(2))
             wakeup.wake()
-            _ = await waiting.value
-            // The woken wait's timer fires later; it must not wake this one.
+            #expect(await waiting.value == .woken)
+            // The woken wait's timer is cancelled; the old bug made a cancelled timer wake the
+            // next wait. Give it time to run, then the next wait must still time out.
             try await Task.sleep(for: .milliseconds(25))
             let started = ContinuousClock.now
             #expect(await wakeup.wait(timeout: .milliseconds(40)) == .timedOut)
