@@ -36,10 +36,12 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds running jobs may take to finish on SIGTERM (STENO_WORKER_GRACE_SECONDS).")
     var graceSeconds: Double?
 
-    @Option(help: "Seconds between polls when no notification arrives (STENO_WORKER_POLL_SECONDS).")
+    // No longer used: the heartbeat looks for due jobs and expired leases. Still accepted, with a
+    // warning, so that an existing command line or compose file keeps starting.
+    @Option(help: .hidden)
     var pollSeconds: Double?
 
-    @Option(help: "Seconds between rescues of expired leases (STENO_WORKER_RESCUE_SECONDS).")
+    @Option(help: .hidden)
     var rescueSeconds: Double?
 
     @Option(help: "Port of /healthz, /readyz and /metrics (STENO_WORKER_HTTP_PORT, default 9464); 0 picks a free one.")
@@ -112,17 +114,17 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         if let value = try seconds(graceSeconds, "--grace-seconds", environment, "STENO_WORKER_GRACE_SECONDS", in: 0...3600) {
             settings.gracePeriod = .seconds(value)
         }
-        if let value = try seconds(rescueSeconds, "--rescue-seconds", environment, "STENO_WORKER_RESCUE_SECONDS", in: 0.1...3600) {
-            settings.rescueInterval = .seconds(value)
-        }
         if let value = try seconds(
             sourceTimeout, "--source-timeout", environment, MediaFile.sourceTimeoutVariable, in: MediaFile.sourceTimeoutRange)
         {
             settings.sourceTimeout = .seconds(value)
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
-        if let value = try seconds(pollSeconds, "--poll-seconds", environment, "STENO_WORKER_POLL_SECONDS", in: 0.1...3600) {
-            settings.pollInterval = .seconds(value)
+        for (flag, flagName, name) in [
+            (pollSeconds, "--poll-seconds", "STENO_WORKER_POLL_SECONDS"), (rescueSeconds, "--rescue-seconds", "STENO_WORKER_RESCUE_SECONDS"),
+        ] where flag != nil || environment[name] != nil {
+            logger.warning(
+                "\(flag != nil ? flagName : name) is no longer used and can be removed: the heartbeat (a quarter of the lease) looks for due jobs and expired leases")
         }
 
         var backendEnvironment = environment

@@ -47,6 +47,19 @@ struct WakeupTests {
         for waiter in waiters { #expect(await waiter.value == .woken) }
     }
 
+    @Test("a wait without a timeout ends only at a wake or a cancel")
+    func waitWithoutTimeout() async throws {
+        let wakeup = Wakeup()
+        let woken = Task { await wakeup.wait(timeout: nil) }
+        try await Task.sleep(for: .milliseconds(200))
+        wakeup.wake()
+        #expect(await woken.value == .woken)
+        let cancelled = Task { await wakeup.wait(timeout: nil) }
+        try await Task.sleep(for: .milliseconds(200))
+        cancelled.cancel()
+        #expect(await cancelled.value == .cancelled)
+    }
+
     @Test("cancelling the waiting task ends the wait, also when cancelled before it began")
     func cancellation() async throws {
         let wakeup = Wakeup()

@@ -89,8 +89,6 @@ struct ChaosTests {
                 "STENO_BACKEND_URL": backend.baseURL,
                 "STENO_CHUNK_SECONDS": "3",
                 "STENO_WORKER_LEASE_SECONDS": "3",
-                "STENO_WORKER_RESCUE_SECONDS": "1",
-                "STENO_WORKER_POLL_SECONDS": "1",
                 "STENO_WORKER_CONCURRENCY": "3",
                 "STENO_WORKER_GRACE_SECONDS": "2",
                 "STENO_REQUEST_TIMEOUT": "3",

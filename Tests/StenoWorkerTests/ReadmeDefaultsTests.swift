@@ -34,8 +34,6 @@ struct ReadmeDefaultsTests {
             ("STENO_WORKER_LEASE_SECONDS", Self.seconds(worker.lease)),
             ("STENO_CHUNK_SECONDS", "\(Int(worker.planner.targetDuration.seconds))"),
             ("STENO_WORKER_GRACE_SECONDS", Self.seconds(worker.gracePeriod)),
-            ("STENO_WORKER_POLL_SECONDS", Self.seconds(worker.pollInterval)),
-            ("STENO_WORKER_RESCUE_SECONDS", Self.seconds(worker.rescueInterval)),
             ("STENO_SOURCE_TIMEOUT_SECONDS", Self.seconds(MediaFile.defaultSourceTimeout)),
             ("STENO_WORKER_HTTP_PORT", "\(WorkerConfiguration.defaultHTTPPort)"),
             ("STENO_WORKER_HTTP_HOST", WorkerConfiguration.defaultHTTPHost),

@@ -21,7 +21,7 @@ struct RunningWorker {
     ) async throws -> Result {
         var settings = WorkerConfiguration(
             workerID: "test-worker-\(UInt32.random(in: 0...UInt32.max))", concurrency: 4, extractionSlots: 2,
-            lease: .seconds(10), pollInterval: .seconds(1), rescueInterval: .seconds(2), gracePeriod: .seconds(2),
+            lease: .seconds(10), gracePeriod: .seconds(2),
             retryBackoff: RetryBackoff(base: .milliseconds(200), cap: .seconds(1), jitter: 0))
         settings.planner.targetDuration = MediaTime(seconds: 4)
         settings.planner.searchWindow = MediaTime(seconds: 1)

@@ -126,11 +126,17 @@ struct TranscriptMergerTests {
         #expect(abs(sentences[1].start - 6.32) < 1e-9)
     }
 
-    @Test("a sentence end is matched to the nearest pause in order, and left alone when no pause is near")
-    func sentenceEndsMatchPausesInOrder() {
-        #expect(UntimedWordLayout.match(ends: [2, 5, 9], pauses: [1.8...2.2, 4...4.4, 20...21]) == [0, 1, nil])
-        // Two ends near one pause: only one takes it.
-        #expect(UntimedWordLayout.match(ends: [3, 3.2], pauses: [3.1...3.3]).compactMap { $0 } == [0])
+    @Test("each sentence end is matched to the pause that gives every sentence its length of speech")
+    func sentenceEndsMatchPausesByLength() {
+        // Three sentences of 30, 30 and 60 letters, a pause after each of the first two.
+        #expect(UntimedWordLayout.match(sentenceLetters: [30, 30, 60], over: [0...2, 2.5...4.5, 5...9]) == [0, 1])
+        // A sentence end the speech does not have ("close to 12,000. Divortake hundred. He used"):
+        // the one pause goes to the end whose sentences fill the speech before it.
+        #expect(UntimedWordLayout.match(sentenceLetters: [30, 16, 40], over: [0...3.5, 3.9...7]) == [nil, 0])
+        // The same pause after a long first sentence goes to the first end.
+        #expect(UntimedWordLayout.match(sentenceLetters: [50, 16, 20], over: [0...3.5, 3.9...7]) == [0, nil])
+        // Without pauses every end is inside speech.
+        #expect(UntimedWordLayout.match(sentenceLetters: [10, 10], over: [0...5]) == [nil])
     }
 
     @Test("untimed sides that share no words in their overlap keep all of them")

@@ -4,9 +4,11 @@ import StenoPostgres
 import StenoTestSupport
 import Testing
 
-/// An idle worker sends its heartbeats, polls and rescues at their intervals and nothing more,
-/// before and after it has done work. (A stale wake-up once made every wait after the first
-/// real one return at once: thousands of transactions a second from one idle worker.)
+/// An idle worker sends its heartbeat and nothing more, before and after it has done work: the
+/// heartbeat says when jobs, expired leases or notices are due. (A stale wake-up once made every
+/// wait after the first real one return at once: thousands of transactions a second from one
+/// idle worker; and each worker once polled for jobs, notices and expired leases on timers of
+/// its own, several times its heartbeat's rate.)
 @Suite("Worker idle load", .serialized, .timeLimit(.minutes(3)))
 struct WorkerIdleTests {
     /// Committed transactions in the test database per second over `window`. PostgreSQL flushes
@@ -20,20 +22,21 @@ struct WorkerIdleTests {
         return Double(after - before) / window.seconds
     }
 
-    @Test("an idle worker's database load stays at its interval rate, fresh and after finishing a media")
+    @Test("an idle worker's database load stays at its heartbeat rate, fresh and after finishing a media")
     func idleWorkerStaysIdle() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
             try await RunningASRBackend.with { asr in
-                // Poll 1 s (a claim and a webhook check each), rescue 2 s, heartbeat lease/4 = 2.5 s (the
-                // jobs' leases and the worker's row): about 6 a second measured. A busy loop ran 2,000+.
+                // The heartbeat, every lease/4 = 2.5 s, is 0.4 a second; this test's own two reads add
+                // about 0.1. Polls on timers of their own (claims, notices, rescues) ran 2.9 a second
+                // at the settings these tests used; a busy loop ran 2,000+.
                 try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
                     try await Task.sleep(for: .seconds(2))
                     let fresh = try await transactionsPerSecond(client, over: .seconds(12))
                     print("idle worker, fresh: \(String(format: "%.1f", fresh)) transactions/s")
-                    #expect(fresh < 15, "a fresh idle worker ran \(fresh) transactions a second")
+                    #expect(fresh < 1, "a fresh idle worker ran \(fresh) transactions a second")
 
                     let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
                     #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
@@ -42,7 +45,7 @@ struct WorkerIdleTests {
                     try await Task.sleep(for: .seconds(2))
                     let after = try await transactionsPerSecond(client, over: .seconds(12))
                     print("idle worker, after a media: \(String(format: "%.1f", after)) transactions/s")
-                    #expect(after < 15, "an idle worker ran \(after) transactions a second after finishing a media")
+                    #expect(after < 1, "an idle worker ran \(after) transactions a second after finishing a media")
                 }
             }
         }

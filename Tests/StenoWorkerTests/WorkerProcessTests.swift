@@ -21,8 +21,6 @@ struct WorkerProcessTests {
                     "STENO_BACKEND_URL": asr.baseURL,
                     "STENO_CHUNK_SECONDS": "4",
                     "STENO_WORKER_LEASE_SECONDS": "3",
-                    "STENO_WORKER_RESCUE_SECONDS": "1",
-                    "STENO_WORKER_POLL_SECONDS": "1",
                     "STENO_WORKER_CONCURRENCY": "2",
                     "STENO_WORKER_GRACE_SECONDS": "5",
                     "STENO_LOG_LEVEL": "warning",

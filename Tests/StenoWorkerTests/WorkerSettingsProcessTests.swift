@@ -9,7 +9,7 @@ struct WorkerSettingsProcessTests {
     @Test("a number out of range, not finite or not a number stops the worker with exit 1 and names the setting", arguments: [
         ("STENO_WORKER_CONCURRENCY", "1e308"), ("STENO_WORKER_CONCURRENCY", "0"), ("STENO_WORKER_LEASE_SECONDS", "inf"),
         ("STENO_WORKER_LEASE_SECONDS", "nan"), ("STENO_WORKER_GRACE_SECONDS", "99999999999"), ("STENO_WORKER_HTTP_PORT", "70000"),
-        ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_POLL_SECONDS", "0"),
+        ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_EXTRACTION_SLOTS", "0"),
     ])
     func badNumbers(variable: String, value: String) async throws {
         var environment = [

@@ -45,10 +45,10 @@ public final class Wakeup: Sendable {
         }
     }
 
-    /// Returns at the next wake (or at once for a wake kept from before), after `timeout`, or
-    /// when the calling task is cancelled.
+    /// Returns at the next wake (or at once for a wake kept from before), after `timeout` (if
+    /// any), or when the calling task is cancelled.
     @discardableResult
-    public func wait(timeout: Duration) async -> Reason {
+    public func wait(timeout: Duration?) async -> Reason {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID &+= 1 }
             return state.nextID
@@ -68,6 +68,7 @@ public final class Wakeup: Sendable {
                     continuation.resume(returning: immediate)
                     return
                 }
+                guard let timeout else { return }
                 // The timer resumes this wait only; cancelled when the wait ends otherwise.
                 let timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }

@@ -13,10 +13,6 @@ public struct WorkerConfiguration: Sendable {
     public var extractionSlots: Int
     /// How long a claim or a heartbeat holds a job; a worker silent this long loses its jobs.
     public var lease: Duration
-    /// Wake to look for work at least this often when no `NOTIFY` arrives.
-    public var pollInterval: Duration
-    /// How often this worker takes back jobs whose lease expired.
-    public var rescueInterval: Duration
     /// How long an http(s) source may take to connect or to send the next bytes.
     public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     /// On SIGTERM, how long running jobs may take to finish before they are handed back.
@@ -42,8 +38,6 @@ public struct WorkerConfiguration: Sendable {
         concurrency: Int = 8,
         extractionSlots: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
         lease: Duration = .seconds(10),
-        pollInterval: Duration = .seconds(5),
-        rescueInterval: Duration = .seconds(2),
         gracePeriod: Duration = .seconds(20),
         planner: ChunkPlanner.Configuration = ChunkPlanner.Configuration(),
         chunkFormat: ChunkFormat = .flac,
@@ -57,8 +51,6 @@ public struct WorkerConfiguration: Sendable {
         self.concurrency = max(1, concurrency)
         self.extractionSlots = max(1, extractionSlots)
         self.lease = lease
-        self.pollInterval = pollInterval
-        self.rescueInterval = rescueInterval
         self.gracePeriod = gracePeriod
         self.planner = planner
         self.chunkFormat = chunkFormat

@@ -1,30 +1,46 @@
+import Foundation
+import StenoCore
 /// Places words that came without times (a backend that answers text only) on the speech the
 /// planner measured, so that sentence times follow the speech.
 ///
-/// Speakers pause between sentences. The words are first laid end to end over the speech in
-/// proportion to their letters; then each sentence end (`.`, `?`, `!`, `;`, `:`) is matched to
-/// one of the pauses between speech regions, in order, by the least total distance from where
-/// the proportional layout put it (a dynamic programme over ends and pauses; an end may stay
-/// unmatched, and a pause may hold none, at a cost that grows with its length: a long pause is
-/// most likely a sentence's end). The words between two matched pauses are laid again
-/// over the speech between them. A sentence so starts where its speech starts, not where an
-/// even spread would put it.
+/// Speakers pause between sentences, and say each sentence at about the same pace. So each
+/// sentence end (`.`, `?`, `!`, `;`, `:`) is matched to one of the pauses between speech
+/// regions, in order, such that every sentence's share of the speech fits its length as spoken
+/// (`SpokenLength`) at the chunk's own pace: a dynamic programme over sentence ends and pauses.
+/// An end may stay unmatched (a quick reader does not stop), and a pause may fall inside a
+/// sentence (a breath at a comma), each at a cost; a long pause inside a sentence costs more.
+/// Judging each sentence by its own length, not by where an even spread of the whole chunk
+/// would put its end, keeps one misheard or oddly long sentence from moving the ones after it.
+/// The words of each sentence are then laid over its speech in proportion to their letters.
 enum UntimedWordLayout {
-    /// How far from its proportional place a sentence end may be moved to a pause.
-    static let reach = 3.0
-    /// The cost of leaving a sentence end where it fell (seconds of distance it counts as): any
-    /// pause within reach is worth taking, unless the order of the others needs it.
-    static let unmatched = reach
-    /// What leaving a pause without a sentence end costs, per second of pause.
-    static let unusedPausePerSecond = 3.0
+    /// How far a sentence's speech may stray from its expected length: the misfit is the
+    /// squared log of heard over expected, over twice this spread squared (a sentence said 40 %
+    /// slower than expected costs 1), with `shortestStretch` added to both so that the shortest
+    /// sentences are not judged on tenths of a second.
+    static let spread = 0.35
+    static let shortestStretch = 0.3
+    /// The cost of a sentence end with no pause.
+    static let unmatchedEnd = 2.0
+    /// What a pause inside a sentence costs per second, up to `longestPauseCost`.
+    static let pauseInsideSentencePerSecond = 5.0
+    static let longestPauseCost = 6.0
+    /// Bounds on one sentence group, so that the programme stays linear in the chunk's length:
+    /// at most this many sentences run together, across at most this many pauses.
+    /// Past them the words are spread evenly over the whole chunk.
+    static let maximumSentencesTogether = 24
+    static let maximumPausesInside = 80
 
     static func lay(_ texts: [String], over spans: [ClosedRange<Double>]) -> [TimedWord] {
         guard !texts.isEmpty, !spans.isEmpty else { return [] }
-        let estimate = proportional(texts, over: spans)
         let ends = texts.indices.dropLast().filter { index in texts[index].last.map { ".?!;:".contains($0) } ?? false }
-        let pauses = zip(spans, spans.dropFirst()).map { (after: $0.0.upperBound, before: $0.1.lowerBound) }
-        guard !ends.isEmpty, !pauses.isEmpty else { return estimate }
-        let matches = match(ends: ends.map { estimate[$0].end }, pauses: pauses.map { $0.after...$0.before })
+        guard !ends.isEmpty, spans.count > 1 else { return proportional(texts, over: spans) }
+        var letters: [Double] = []
+        var first = 0
+        for last in ends + [texts.count - 1] {
+            letters.append(texts[first...last].reduce(0) { $0 + Double(SpokenLength.letters($1) + 1) })
+            first = last + 1
+        }
+        let matches = match(sentenceLetters: letters, over: spans)
 
         var words: [TimedWord] = []
         var firstWord = 0
@@ -40,62 +56,71 @@ enum UntimedWordLayout {
         return words
     }
 
-    /// For each sentence end (its estimated time, in order), the pause it is matched to, in
-    /// increasing order, or nil. An end that falls inside a pause is at distance 0 from it.
-    static func match(ends: [Double], pauses: [ClosedRange<Double>]) -> [Int?] {
-        let infinity = Double.infinity
-        // cost[i][j]: the best cost of the first i ends using only the first j pauses.
-        var cost = [[Double]](repeating: [Double](repeating: infinity, count: pauses.count + 1), count: ends.count + 1)
-        var choice = [[Int]](repeating: [Int](repeating: 0, count: pauses.count + 1), count: ends.count + 1)
+    /// For each sentence end (between `sentenceLetters[i]` and `[i + 1]`), the pause it is
+    /// matched to (pause `j` follows span `j`), in increasing order, or nil when it falls inside
+    /// speech.
+    static func match(sentenceLetters letters: [Double], over spans: [ClosedRange<Double>]) -> [Int?] {
+        let sentences = letters.count
+        let pauses = spans.count - 1
+        guard sentences > 1, pauses > 0 else { return [Int?](repeating: nil, count: max(0, sentences - 1)) }
+        // Boundaries: 0 is the chunk's start, b in 1...pauses is pause b - 1, pauses + 1 its end.
+        // speechBefore[b]: seconds of speech before boundary b; lettersBefore[c]: letters of
+        // the first c sentences; insideCost[b]: the cost of pauses before boundary b if unused.
+        var speechBefore = [0.0]
+        for span in spans { speechBefore.append(speechBefore.last! + (span.upperBound - span.lowerBound)) }
+        var lettersBefore = [0.0]
+        for count in letters { lettersBefore.append(lettersBefore.last! + count) }
+        var insideCost = [0.0, 0.0]
+        for pause in 0..<pauses {
+            let length = spans[pause + 1].lowerBound - spans[pause].upperBound
+            insideCost.append(insideCost.last! + min(longestPauseCost, pauseInsideSentencePerSecond * length))
+        }
+        let pace = speechBefore[pauses + 1] / max(lettersBefore[sentences], 1)
+
+        // cost[c][b]: the best cost of the first c sentences ending at boundary b.
+        var cost = [[Double]](repeating: [Double](repeating: .infinity, count: pauses + 2), count: sentences + 1)
+        var from = [[(Int, Int)]](repeating: [(Int, Int)](repeating: (0, 0), count: pauses + 2), count: sentences + 1)
         cost[0][0] = 0
-        for j in stride(from: 1, through: pauses.count, by: 1) { cost[0][j] = cost[0][j - 1] + unusedCost(pauses[j - 1]) }
-        for i in 1...ends.count {
-            for j in 0...pauses.count {
-                // 0: end i unmatched; 1: pause j unused; 2: end i matched to pause j.
-                var best = cost[i - 1][j] + unmatched
-                var how = 0
-                if j > 0 {
-                    let pause = pauses[j - 1]
-                    let unused = cost[i][j - 1] + unusedCost(pause)
-                    if unused < best {
-                        best = unused
-                        how = 1
-                    }
-                    let distance = max(0, pause.lowerBound - ends[i - 1], ends[i - 1] - pause.upperBound)
-                    if distance <= reach, cost[i - 1][j - 1] + distance < best {
-                        best = cost[i - 1][j - 1] + distance
-                        how = 2
+        for c in 1...sentences {
+            let boundaries = c == sentences ? (pauses + 1)...(pauses + 1) : 1...pauses
+            for b in boundaries {
+                for earlier in max(0, c - maximumSentencesTogether)..<c {
+                    let lowest = earlier == 0 ? 0 : max(1, b - 1 - maximumPausesInside)
+                    let highest = earlier == 0 ? 0 : b - 1
+                    guard lowest <= highest, b - highest <= maximumPausesInside + 1 else { continue }
+                    for start in lowest...highest where cost[earlier][start] < .infinity {
+                        let expected = (lettersBefore[c] - lettersBefore[earlier]) * pace
+                        let heard = speechBefore[b] - speechBefore[start]
+                        let ratio = log((heard + shortestStretch) / (expected + shortestStretch))
+                        let misfit = ratio * ratio / (2 * spread * spread)
+                        let total = cost[earlier][start] + misfit + Double(c - earlier - 1) * unmatchedEnd
+                            + insideCost[b] - insideCost[start + 1]
+                        if total < cost[c][b] {
+                            cost[c][b] = total
+                            from[c][b] = (earlier, start)
+                        }
                     }
                 }
-                cost[i][j] = best
-                choice[i][j] = how
             }
         }
-        var matches = [Int?](repeating: nil, count: ends.count)
-        var i = ends.count
-        var j = pauses.count
-        while i > 0 {
-            switch choice[i][j] {
-            case 1: j -= 1
-            case 2:
-                matches[i - 1] = j - 1
-                i -= 1
-                j -= 1
-            default: i -= 1
-            }
+        var matches = [Int?](repeating: nil, count: sentences - 1)
+        var c = sentences
+        var b = pauses + 1
+        guard cost[c][b] < .infinity else { return matches }
+        while c > 0 {
+            let (earlier, start) = from[c][b]
+            if earlier > 0 { matches[earlier - 1] = start - 1 }
+            (c, b) = (earlier, start)
         }
         return matches
     }
 
-    static func unusedCost(_ pause: ClosedRange<Double>) -> Double {
-        min(reach, unusedPausePerSecond * (pause.upperBound - pause.lowerBound))
-    }
-
     /// Lays words end to end over `spans`, each taking a share of their total length in
-    /// proportion to its letters and digits (plus one, for the gap a short word still takes);
+    /// proportion to its letters as spoken (`SpokenLength`: numbers spelt out), plus one for the
+    /// gap a short word still takes;
     /// a word that reaches the end of a span goes on in the next.
     static func proportional(_ texts: [String], over spans: [ClosedRange<Double>]) -> [TimedWord] {
-        let weights = texts.map { Double(TranscriptMerger.normalized($0).count + 1) }
+        let weights = texts.map { Double(SpokenLength.letters($0) + 1) }
         let total = weights.reduce(0, +)
         let length = spans.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
         // The point `elapsed` seconds of speech into the spans.

@@ -24,10 +24,15 @@ final class WebhookNotifier: Sendable {
         self.session = URLSession(configuration: configuration)
     }
 
-    /// Delivers what is due; called on `NOTIFY steno_media` and at every poll.
-    func deliverDue() async {
+    /// Media whose delivery failed and waits for its next try.
+    var backingOff: [Int64] {
         let now = ContinuousClock.now
-        let waiting = backoff.withLock { $0.filter { $0.value.next > now }.map(\.key) }
+        return backoff.withLock { $0.filter { $0.value.next > now }.map(\.key) }
+    }
+
+    /// Delivers what is due; called on `NOTIFY steno_media` and when a heartbeat sees a notice due.
+    func deliverDue() async {
+        let waiting = backingOff
         do {
             let results = try await store.deliverNotices(defaultURL: defaultURL, skip: waiting) { notice, url in
                 await self.post(notice, to: url)

@@ -8,10 +8,14 @@ import StenoTranscription
 import Synchronization
 
 /// One worker process: registers in `workers`, claims jobs in batches up to its concurrency,
-/// wakes on `LISTEN steno_jobs` (polling only as the fallback), keeps the leases of its jobs
-/// with one batched heartbeat, stops jobs whose cancel flag is set or whose lease was lost,
-/// rescues expired leases of other workers, and on graceful shutdown stops claiming, lets
-/// running jobs finish within the grace period and hands the rest back to the queue.
+/// wakes on `LISTEN steno_jobs`, keeps the leases of its jobs with one batched heartbeat, stops
+/// jobs whose cancel flag is set or whose lease was lost, rescues expired leases of other
+/// workers, and on graceful shutdown stops claiming, lets running jobs finish within the grace
+/// period and hands the rest back to the queue.
+///
+/// The heartbeat (every quarter of the lease) is the only poll: its one statement also says
+/// whether jobs are due (a retry's delay passed, a notification was missed), leases expired or
+/// notices are due, and wakes the loop that acts on it. An idle worker sends nothing else.
 public final class WorkerRuntime: Service, Sendable {
     public let configuration: WorkerConfiguration
     private let database: PostgresConfiguration
@@ -34,6 +38,8 @@ public final class WorkerRuntime: Service, Sendable {
     private let draining = Atomic<Bool>(false)
     private let loopsStopped = Atomic<Bool>(false)
     private let rescueWakeup = Wakeup()
+    /// Wakes due before the next heartbeat, one per loop.
+    private let timers = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
     let logger: Logger
     /// What `/metrics` shows.
     public let metrics: WorkerMetrics
@@ -103,6 +109,7 @@ public final class WorkerRuntime: Service, Sendable {
                 if self.inFlight.count > 0 { group.cancelAll() }
             }
             self.loopsStopped.store(true, ordering: .releasing)
+            self.timers.withLock { $0.values.forEach { $0.cancel() } }
             self.heartbeatWakeup.wake()
             self.rescueWakeup.wake()
             self.noticeWakeup.wake()
@@ -212,8 +219,9 @@ public final class WorkerRuntime: Service, Sendable {
                 }
             }
             // A full batch may mean more is waiting: claim again at once while there is room.
+            // Otherwise wait for a `NOTIFY`, a finished job, or a heartbeat that saw jobs due.
             if claimed.isEmpty || inFlight.count >= configuration.concurrency {
-                await claimWakeup.wait(timeout: configuration.pollInterval)
+                await claimWakeup.wait(timeout: nil)
             }
         }
     }
@@ -325,9 +333,11 @@ public final class WorkerRuntime: Service, Sendable {
                         + "\(outage.failures) failures, next probe at \(Self.clock(outage.probeAt))"
                 }
                 let status = isDraining ? "draining" : (paused.isEmpty ? "running" : "paused")
-                let fleetOutages = try await store.heartbeatWorker(
-                    workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused)
-                if outagesPause { outages.replace(with: fleetOutages) }
+                let beat = try await store.heartbeatWorker(
+                    workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused,
+                    running: leases.map(\.jobID), webhookURL: configuration.webhookURL, noticesBackingOff: notifier.backingOff)
+                if outagesPause { outages.replace(with: beat.outages) }
+                act(on: beat.due)
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }
@@ -335,7 +345,43 @@ public final class WorkerRuntime: Service, Sendable {
         }
     }
 
-    /// Takes back jobs whose worker stopped renewing their lease.
+    /// Wakes the loops that have something to do, now or when it falls due before the next
+    /// heartbeat: the heartbeat is the worker's only poll.
+    private func act(on due: WorkStore.DueWork) {
+        let beforeNextBeat = configuration.heartbeatInterval.seconds
+        // A lease is taken back once it has expired (`lease_expires_at < now()`): just after.
+        if let expires = due.leaseExpiresIn, expires < beforeNextBeat { wake(rescueWakeup, in: expires + 0.05) }
+        if due.notices { noticeWakeup.wake() }
+        guard !isDraining else { return }
+        let claimable = [chunkJobsClaimable ? due.chunkJobsIn : nil, due.otherJobsIn].compactMap { $0 }
+        if let first = claimable.min(), first < beforeNextBeat { wake(claimWakeup, in: first) }
+    }
+
+    /// Wakes `wakeup` in `seconds` (now if not positive), replacing the timer set for it before.
+    private func wake(_ wakeup: Wakeup, in seconds: Double) {
+        guard seconds > 0 else {
+            wakeup.wake()
+            return
+        }
+        let timer = Task {
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            wakeup.wake()
+        }
+        timers.withLock { timers in
+            timers[ObjectIdentifier(wakeup)]?.cancel()
+            timers[ObjectIdentifier(wakeup)] = timer
+        }
+    }
+
+    /// Whether a claim may take chunk jobs now: not while the backend is paused or down, unless
+    /// a probe is due.
+    private var chunkJobsClaimable: Bool {
+        if pause.isPaused { return false }
+        guard outagesPause, let outage = outages.outage(of: primaryBackend) else { return true }
+        return outage.probeAt <= Date()
+    }
+
+    /// Takes back jobs whose worker stopped renewing their lease, when a heartbeat saw some.
     private func rescueLoop() async {
         while !areLoopsStopped {
             do {
@@ -348,15 +394,16 @@ public final class WorkerRuntime: Service, Sendable {
             } catch {
                 logger.warning("rescue failed", metadata: ["error": "\(error)"])
             }
-            await rescueWakeup.wait(timeout: configuration.rescueInterval)
+            await rescueWakeup.wait(timeout: nil)
         }
     }
 
-    /// Delivers completion webhooks when a media finishes, and retries failed ones at every poll.
+    /// Delivers completion webhooks when a media finishes (`NOTIFY steno_media`), and when a
+    /// heartbeat sees one due (a failed delivery's retry, a notice missed while listening failed).
     private func noticeLoop() async {
         while !areLoopsStopped {
             await notifier.deliverDue()
-            await noticeWakeup.wait(timeout: configuration.pollInterval)
+            await noticeWakeup.wait(timeout: nil)
         }
     }
 
