@@ -97,6 +97,28 @@ private func seconds(_ value: Double) -> MediaTime {
         #expect(regions.within(6...6.5) == [6...6.5])
     }
 
+    @Test func speechRegionsFindPausesUnderSteadyNoise() throws {
+        // Speech at 0.2 over noise at 0.05 (-12 dB): the pauses never fall to a tenth of the
+        // speaking level, but they are at the noise floor. 50 ms windows: speech 1 s, pause
+        // 0.5 s, speech 1 s, pause 0.5 s, speech 1 s.
+        let speech = [Float](repeating: 0.2, count: 20)
+        let pause = [Float](repeating: 0.05, count: 10)
+        // A word 4 dB quieter than the speaking level is still speech, not a pause.
+        #expect(SpeechRegions(EnergyProfile(
+            start: .zero, windowDuration: MediaTime(milliseconds: 50),
+            rms: speech + [Float](repeating: 0.12, count: 10) + speech + pause + speech)).regions.count == 2)
+        let noisy = SpeechRegions(EnergyProfile(start: .zero, windowDuration: MediaTime(milliseconds: 50), rms: speech + pause + speech + pause + speech))
+        #expect(noisy.regions.count == 3)
+        #expect(abs(noisy.regions[1].lowerBound - 1.5) < 1e-9 && abs(noisy.regions[1].upperBound - 2.5) < 1e-9)
+        // No cut there is clear: the noise would be in both chunks.
+        #expect(abs(noisy.pauseLevel - 0.02) < 1e-6)
+        // Between sentences in silence, the line stays at a tenth of the speaking level: a quiet
+        // word at 0.05 is speech.
+        let silence = [Float](repeating: 0.001, count: 10)
+        let clean = SpeechRegions(EnergyProfile(start: .zero, windowDuration: MediaTime(milliseconds: 50), rms: speech + silence + speech + pause + speech))
+        #expect(clean.regions.count == 2)
+    }
+
     @Test func noChunkExceedsTheDurationLimitEvenWithoutPauses() throws {
         // A target above the limit is capped by it; a flat profile leaves no pause to prefer.
         let planner = try ChunkPlanner(configuration: .init(

@@ -31,6 +31,21 @@ struct ChaosTests {
         var total: Int { count.withLock { $0 } }
     }
 
+    /// The backends and leases the chaos is run against.
+    enum Variant: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// A quick backend, leases of 3 s.
+        case standard
+        /// Every answer takes 2 s of the 3 s lease, so that kills, the restart and SIGTERM fall
+        /// mid-upload, and a heartbeat late by one beat would lose jobs that are only slow.
+        case slowBackend = "slow backend"
+        /// Leases of 2 s (the shortest allowed): a heartbeat every 0.5 s, rescue 2 s after a kill.
+        case shortLease = "short lease"
+
+        var description: String { rawValue }
+        var lease: String { self == .shortLease ? "2" : "3" }
+        var answerDelay: Duration { self == .slowBackend ? .seconds(2) : .zero }
+    }
+
     static let books = ["book.m4b", "book.mp3", "talk.mp4"]
     /// The long variant: `STENO_CHAOS_KILLS=40 STENO_CHAOS_COPIES=10 scripts/test --filter ChaosTests`.
     static let kills = Int(ProcessInfo.processInfo.environment["STENO_CHAOS_KILLS"] ?? "") ?? 3
@@ -50,8 +65,8 @@ struct ChaosTests {
         .reset,
     ]
 
-    static func answer(_ answers: Answers) -> FaultServer.Reply {
-        .echo(status: 200) { request in
+    static func answer(_ answers: Answers, delay: Duration = .zero) -> FaultServer.Reply {
+        .echo(status: 200, delay: delay) { request in
             // FNV-1a of the uploaded audio: the same chunk gets the same words in every run.
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in request.parts.first(where: { $0.fileName != nil })?.body ?? [] {
@@ -64,13 +79,15 @@ struct ChaosTests {
         }
     }
 
-    @Test("short chaos: every media succeeds with the fault-free transcript, nothing doubled, nothing left running")
-    func shortChaos() async throws {
-        let clean = try await Self.run(chaos: false)
-        let chaotic = try await Self.run(chaos: true)
+    @Test(
+        "short chaos: every media succeeds with the fault-free transcript, nothing doubled, nothing left running",
+        arguments: Variant.allCases)
+    func shortChaos(variant: Variant) async throws {
+        let clean = try await Self.run(chaos: false, variant: variant)
+        let chaotic = try await Self.run(chaos: true, variant: variant)
         #expect(chaotic.transcripts == clean.transcripts, "the chaotic run's transcripts differ from the fault-free run's")
         print("""
-            chaos (\(Self.kills > 3 ? "long" : "short")): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
+            chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
             \(chaotic.terminated) SIGTERM, \(Self.faults.count) faults (503, reset x2, 429 Retry-After, 500, 408, truncated body, \
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
             answered twice; \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
@@ -78,9 +95,9 @@ struct ChaosTests {
             """)
     }
 
-    static func run(chaos: Bool) async throws -> Run {
+    static func run(chaos: Bool, variant: Variant) async throws -> Run {
         let answers = Answers()
-        let backend = try FaultServer(replies: chaos ? faults : [], then: answer(answers))
+        let backend = try FaultServer(replies: chaos ? faults : [], then: answer(answers, delay: variant.answerDelay))
         defer { backend.stop() }
         return try await TestCluster.with { cluster in
             let database = try await TestDatabase.create(migrated: true, cluster: cluster.connectionString)
@@ -88,7 +105,7 @@ struct ChaosTests {
                 "STENO_DATABASE_URL": database.configuration.connectionString,
                 "STENO_BACKEND_URL": backend.baseURL,
                 "STENO_CHUNK_SECONDS": "3",
-                "STENO_WORKER_LEASE_SECONDS": "3",
+                "STENO_WORKER_LEASE_SECONDS": variant.lease,
                 "STENO_WORKER_CONCURRENCY": "3",
                 "STENO_WORKER_GRACE_SECONDS": "2",
                 "STENO_REQUEST_TIMEOUT": "3",
@@ -103,7 +120,9 @@ struct ChaosTests {
             var serial = 0
             func start() throws -> WorkerProcess {
                 serial += 1
-                return try WorkerProcess(id: "chaos-\(chaos ? "on" : "off")-\(serial)", environment: environment)
+                return try WorkerProcess(
+                    id: "chaos-\(variant.rawValue.replacingOccurrences(of: " ", with: "-"))-\(chaos ? "on" : "off")-\(serial)",
+                    environment: environment)
             }
             var workers = try (0..<3).map { _ in try start() }
             var client = database.client()

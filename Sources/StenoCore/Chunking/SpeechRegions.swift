@@ -1,5 +1,8 @@
 /// Where a stretch of audio holds speech, read from its loudness: the windows louder than a
-/// tenth of the stretch's speaking level (-20 dB), joined across short gaps.
+/// tenth of the stretch's speaking level (-20 dB), joined across short gaps. Under steady noise
+/// (a room, a hiss, music under the voice) the pauses between sentences never fall that low, so
+/// the line is raised to halfway, in decibels, between the noise floor and the speaking level
+/// (at most 6 dB below the speaking level): the pauses then still show where the voice stops.
 ///
 /// Backends that answer text without times (OpenAI's JSON-only models) leave Steno to place
 /// the words itself; laying them over the regions that hold speech, instead of evenly over the
@@ -22,9 +25,12 @@ public struct SpeechRegions: Sendable, Hashable {
     }
 
     /// The regions of `energy`. The speaking level is the 90th percentile of the windows, so
-    /// that long silences do not lower it and a few loud peaks do not raise it.
+    /// that long silences do not lower it and a few loud peaks do not raise it; the noise floor
+    /// is the 5th (pauses between sentences are a few percent of a reading even at its quickest).
     public init(_ energy: EnergyProfile) {
-        let pauseLevel = Self.pauseLevel(energy.rms)
+        let levels = Self.levels(energy.rms)
+        let pauseLevel = max(levels.speaking / 10, 1e-4)
+        let speechLevel = max(pauseLevel, min(levels.speaking / 2, (levels.floor * levels.speaking).squareRoot()))
         let window = energy.windowDuration.seconds
         let origin = energy.start.seconds
         var regions: [ClosedRange<Double>] = []
@@ -40,7 +46,7 @@ public struct SpeechRegions: Sendable, Hashable {
             }
         }
         for (index, value) in energy.rms.enumerated() {
-            if value > pauseLevel {
+            if value > speechLevel {
                 if runStart == nil { runStart = index }
             } else {
                 close(at: index)
@@ -65,12 +71,12 @@ public struct SpeechRegions: Sendable, Hashable {
         }
     }
 
-    static func pauseLevel(_ rms: [Float]) -> Float {
-        guard !rms.isEmpty else { return 0 }
+    /// The speaking level (90th percentile of the windows) and the noise floor (5th).
+    static func levels(_ rms: [Float]) -> (speaking: Float, floor: Float) {
+        guard !rms.isEmpty else { return (0, 0) }
         // A sample of at most 4,096 windows keeps this cheap on a chapter of many hours.
         let step = max(1, rms.count / 4096)
         let sample = stride(from: 0, to: rms.count, by: step).map { rms[$0] }.sorted()
-        let speaking = sample[min(sample.count - 1, sample.count * 9 / 10)]
-        return max(speaking / 10, 1e-4)
+        return (sample[min(sample.count - 1, sample.count * 9 / 10)], sample[sample.count / 20])
     }
 }

@@ -124,6 +124,18 @@ public final class TranscriptionClient: Sendable {
                 // Waiting for the fleet's budget is not the backend's slowness.
                 deadline += clock.now - waitStarted
             }
+            if let check = request.beforeEachRequest {
+                let waitStarted = clock.now
+                do throws(TranscriptionError) {
+                    try await check()
+                } catch {
+                    var error = error
+                    error.backend = error.backend ?? configuration.name
+                    error.requests = requests
+                    return .failure(error)
+                }
+                deadline += clock.now - waitStarted
+            }
             requests += 1
             let started = clock.now
             var error: TranscriptionError

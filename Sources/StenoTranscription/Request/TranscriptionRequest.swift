@@ -15,6 +15,10 @@ public struct TranscriptionRequest: Sendable {
     public var model: String?
     /// 0...1; nil leaves the backend's default.
     public var temperature: Double?
+    /// Runs before each HTTP request of the attempt (retries included, after the rate limit
+    /// gate); an error it throws ends the attempt without sending. The worker withholds uploads
+    /// on a lease it may have lost (`LeaseWatch`).
+    public var beforeEachRequest: (@Sendable () async throws(TranscriptionError) -> Void)?
 
     public init(
         audio: [UInt8], format: AudioFormat, duration: Duration? = nil, language: String? = nil,

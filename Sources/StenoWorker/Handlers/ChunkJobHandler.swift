@@ -69,9 +69,13 @@ public struct ChunkJobHandler: JobHandler {
         // the jobs waiting on the backend.
         await file.close()
         try context.checkCancellation()
-        let request = TranscriptionRequest(
+        var request = TranscriptionRequest(
             audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),
             language: chunk.language, prompt: chunk.prompt, model: chunk.model)
+        if let watch = context.leaseWatch {
+            let cancellation = context.cancellation
+            request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
+        }
         let result = try await requests.withPermit(classify: Self.congestion) {
             try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         }

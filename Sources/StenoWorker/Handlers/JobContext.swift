@@ -10,6 +10,8 @@ public struct JobContext: Sendable {
     public var logger: Logger
     /// Held while an answer in hand is stored, so that a lost lease does not stop that write.
     public var answerHold: AnswerHold
+    /// Withholds uploads on a lease the heartbeat could not renew; nil outside a worker.
+    var leaseWatch: LeaseWatch?
 
     public init(job: Job, lease: JobLease, cancellation: CancellationSignal, logger: Logger, answerHold: AnswerHold = AnswerHold()) {
         self.answerHold = answerHold

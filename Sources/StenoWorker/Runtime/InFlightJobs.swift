@@ -9,6 +9,9 @@ final class InFlightJobs: Sendable {
         var signal: CancellationSignal
         var answerHold: AnswerHold
         var stopReason: StopReason?
+        /// When the lease was last known to hold: the claim, then each heartbeat that renewed it
+        /// (the time the heartbeat was sent, so never later than the database's renewal).
+        var renewedAt = ContinuousClock.now
     }
 
     private let entries = Mutex<[Int64: Entry]>([:])
@@ -18,6 +21,17 @@ final class InFlightJobs: Sendable {
 
     func insert(_ job: Job, lease: JobLease, signal: CancellationSignal, answerHold: AnswerHold) {
         entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal, answerHold: answerHold) }
+    }
+
+    func renewed(_ jobID: Int64, at instant: ContinuousClock.Instant) {
+        entries.withLock { entries in
+            if let renewedAt = entries[jobID]?.renewedAt, renewedAt < instant { entries[jobID]?.renewedAt = instant }
+        }
+    }
+
+    /// How long ago the job's lease was last renewed (zero for a job not in flight).
+    func sinceRenewal(_ jobID: Int64) -> Duration {
+        entries.withLock { $0[jobID].map { ContinuousClock.now - $0.renewedAt } } ?? .zero
     }
 
     func remove(_ jobID: Int64) {

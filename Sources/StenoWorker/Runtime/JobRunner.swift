@@ -27,7 +27,10 @@ struct JobRunner: Sendable {
         logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
         logger[metadataKey: "job.attempt"] = "\(job.attempt)"
         if let mediaID = job.mediaID { logger[metadataKey: "media.id"] = "\(mediaID)" }
-        let context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold)
+        var context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold)
+        let inFlight = inFlight
+        context.leaseWatch = LeaseWatch(
+            lease: configuration.lease, sinceRenewal: { inFlight.sinceRenewal(job.id) }, stop: { inFlight.stop(job.id, .leaseLost) })
         do {
             guard let handler = handlers[job.kind] else {
                 throw WorkerError(.malformedJob, .permanent, "no handler for jobs of kind \(job.kind.rawValue)", jobID: job.id)

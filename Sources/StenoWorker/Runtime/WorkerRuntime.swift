@@ -314,12 +314,13 @@ public final class WorkerRuntime: Service, Sendable {
     private func keepLeases() async {
         while !areLoopsStopped {
             let leases = inFlight.leases
+            let beatStarted = ContinuousClock.now
             do {
                 let results = try await jobs.heartbeat(leases, extendBy: configuration.lease)
                 for (lease, result) in results {
                     switch result {
                     case .held(cancelRequested: true): inFlight.stop(lease.jobID, .cancelRequested)
-                    case .held(cancelRequested: false): break
+                    case .held(cancelRequested: false): inFlight.renewed(lease.jobID, at: beatStarted)
                     case .lost: inFlight.stop(lease.jobID, .leaseLost)
                     }
                 }

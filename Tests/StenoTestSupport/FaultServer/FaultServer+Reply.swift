@@ -3,8 +3,9 @@ extension FaultServer {
     public enum Reply: Sendable {
         /// Reads the request and answers; `delay` holds the answer back.
         case respond(status: Int, headers: [(String, String)], body: [UInt8], delay: Duration)
-        /// Reads the request and answers with headers and a body built from it (to echo it back).
-        case echo(status: Int, answer: @Sendable (RecordedRequest) -> (headers: [(String, String)], body: String))
+        /// Reads the request and answers with headers and a body built from it (to echo it back),
+        /// after `delay` (a slow backend).
+        case echo(status: Int, delay: Duration = .zero, answer: @Sendable (RecordedRequest) -> (headers: [(String, String)], body: String))
         /// Reads the request and never answers, until the client gives up.
         case hang
         /// Reads the head and `afterBytes` of the body, then stops reading.

@@ -158,7 +158,8 @@ public final class FaultServer: @unchecked Sendable {
         case .respond(let status, let headers, let replyBody, let delay):
             if delay > .zero { Thread.sleep(forTimeInterval: delay.seconds) }
             send(connection, Self.responseHead(status: status, headers: headers, contentLength: replyBody.count) + replyBody)
-        case .echo(let status, let answer):
+        case .echo(let status, let delay, let answer):
+            if delay > .zero { Thread.sleep(forTimeInterval: delay.seconds) }
             let (headers, text) = answer(request)
             let replyBody = Array(text.utf8)
             send(connection, Self.responseHead(status: status, headers: headers, contentLength: replyBody.count) + replyBody)
