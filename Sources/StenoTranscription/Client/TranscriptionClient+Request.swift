@@ -27,8 +27,10 @@ extension TranscriptionClient {
         headers.append("Expect:")
 
         return HTTPRequest(
-            url: configuration.endpointURL, headerLines: headers, fields: fields,
-            file: .init(field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: request.audio),
+            url: configuration.endpointURL, headerLines: headers,
+            body: .multipart(
+                fields: fields,
+                file: .init(field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: request.audio)),
             connectTimeout: configuration.limits.connect, totalTimeout: timeout, stallTimeout: configuration.limits.stall)
     }
 }

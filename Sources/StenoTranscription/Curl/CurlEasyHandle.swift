@@ -53,6 +53,18 @@ final class CurlEasyHandle {
         try CurlCall.check(steno_curl_easy_setopt_pointer(pointer, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime.pointer)), "curl_easy_setopt")
     }
 
+    /// A POST of `bytes` as they are; curl copies them, so they need not outlive the call.
+    func set(postBody bytes: [UInt8]) throws(CurlCallError) {
+        // The size first: with it curl copies exactly that many bytes, NULs included (and none
+        // for an empty body, which still needs a pointer, or curl would take strlen of it).
+        try set(CURLOPT_POSTFIELDSIZE, bytes.count)
+        let body = bytes.isEmpty ? [0] : bytes
+        let code = body.withUnsafeBytes { buffer in
+            steno_curl_easy_setopt_pointer(pointer, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+        }
+        try CurlCall.check(code, "curl_easy_setopt")
+    }
+
     func responseCode() throws(CurlCallError) -> Int {
         var code = 0
         try CurlCall.check(steno_curl_easy_getinfo_long(pointer, CURLINFO_RESPONSE_CODE, &code), "curl_easy_getinfo")

@@ -13,7 +13,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     let easy: CurlEasyHandle
     // The body and header list must outlive the transfer: curl reads them while it runs.
-    private let mime: CurlMime
+    private let mime: CurlMime?
     private let headerList: CurlHeaderList
     let cancellation: CancellationSignal
     let stallTimeout: Duration
@@ -30,17 +30,23 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(request: HTTPRequest, cancellation: CancellationSignal) throws(CurlCallError) {
         easy = try CurlEasyHandle()
-        mime = try CurlMime(for: easy)
         headerList = try CurlHeaderList(lines: request.headerLines)
         self.cancellation = cancellation
         stallTimeout = request.stallTimeout
 
-        for field in request.fields {
-            try mime.addField(name: field.name, value: field.value)
+        switch request.body {
+        case .multipart(let fields, let file):
+            let mime = try CurlMime(for: easy)
+            for field in fields {
+                try mime.addField(name: field.name, value: field.value)
+            }
+            try mime.addFile(name: file.field, fileName: file.fileName, contentType: file.contentType, bytes: file.bytes)
+            try easy.set(mime: mime)
+            self.mime = mime
+        case .bytes(let bytes):
+            try easy.set(postBody: bytes)
+            mime = nil
         }
-        try mime.addFile(
-            name: request.file.field, fileName: request.file.fileName,
-            contentType: request.file.contentType, bytes: request.file.bytes)
 
         try easy.set(CURLOPT_URL, request.url)
         // Only HTTP(S): a base URL must not make curl speak FILE, FTP or anything else.
@@ -58,7 +64,6 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         try easy.set(CURLOPT_USERAGENT, "steno/\(StenoTranscriptionVersion.current)")
         try easy.set(CURLOPT_HTTPHEADER, list: headerList)
-        try easy.set(mime: mime)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         try easy.set(CURLOPT_WRITEFUNCTION, writeCallback: curlWriteBody)

@@ -1,4 +1,5 @@
-/// One multipart/form-data POST, as the engine sends it.
+/// One POST, as the engine sends it: a multipart/form-data upload to a backend, or a body of
+/// bytes (a webhook's JSON notice).
 struct HTTPRequest: Sendable {
     struct FilePart: Sendable {
         var field: String
@@ -7,11 +8,16 @@ struct HTTPRequest: Sendable {
         var bytes: [UInt8]
     }
 
+    enum Body: Sendable {
+        case multipart(fields: [(name: String, value: String)], file: FilePart)
+        /// Sent as is; the `Content-Type` goes in the header lines.
+        case bytes([UInt8])
+    }
+
     var url: String
     /// Complete header lines, `Name: value`. They may carry secrets: never log them.
     var headerLines: [String]
-    var fields: [(name: String, value: String)]
-    var file: FilePart
+    var body: Body
     var connectTimeout: Duration
     var totalTimeout: Duration
     /// An upload that sends no byte for this long is aborted.

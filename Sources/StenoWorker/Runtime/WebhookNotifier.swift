@@ -1,9 +1,7 @@
 import Foundation
 import Logging
+import StenoTranscription
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Calls each finished media's webhook (`media.webhook_url`, else `STENO_WEBHOOK_URL`) once with
 /// a JSON notice, retrying failed deliveries with a growing delay.
@@ -11,7 +9,8 @@ final class WebhookNotifier: Sendable {
     private let store: WorkStore
     private let defaultURL: String?
     private let logger: Logger
-    private let session: URLSession
+    /// Posts through the worker's curl engine, as uploads go.
+    private let poster = JSONPoster(timeout: .seconds(10))
     /// Media whose delivery failed: attempts so far and when to try again.
     private let backoff = Mutex<[Int64: (attempts: Int, next: ContinuousClock.Instant)]>([:])
 
@@ -19,9 +18,6 @@ final class WebhookNotifier: Sendable {
         self.store = store
         self.defaultURL = defaultURL
         self.logger = logger
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        self.session = URLSession(configuration: configuration)
     }
 
     /// Media whose delivery failed and waits for its next try.
@@ -58,23 +54,18 @@ final class WebhookNotifier: Sendable {
             logger.error("the webhook URL is not http(s); the notice is not sent", metadata: ["media.id": "\(notice.mediaID)"])
             return false
         }
-        var request = URLRequest(url: target)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try? JSONEncoder().encode(notice)
-        do {
-            let (_, response) = try await session.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard (200..<300).contains(status) else {
-                logger.warning("webhook answered with an error; will retry", metadata: ["media.id": "\(notice.mediaID)", "status": "\(status)"])
-                return false
-            }
+        let body = (try? JSONEncoder().encode(notice)).map { [UInt8]($0) } ?? []
+        switch await poster.post(body, to: url) {
+        case .answered(let status) where (200..<300).contains(status):
             logger.info("webhook notified", metadata: ["media.id": "\(notice.mediaID)", "state": "\(notice.state)"])
             return true
-        } catch {
+        case .answered(let status):
+            logger.warning("webhook answered with an error; will retry", metadata: ["media.id": "\(notice.mediaID)", "status": "\(status)"])
+            return false
+        case .failed(let reason):
             // The URL may hold a token; log only the host.
             logger.warning("webhook unreachable; will retry", metadata: [
-                "media.id": "\(notice.mediaID)", "host": "\(target.host ?? "?")", "error": "\(error.localizedDescription)",
+                "media.id": "\(notice.mediaID)", "host": "\(target.host ?? "?")", "error": "\(reason)",
             ])
             return false
         }
