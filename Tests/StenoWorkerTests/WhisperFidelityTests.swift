@@ -63,6 +63,19 @@ struct WhisperFidelityTests {
         }
     }
 
+    @Test("JSON without times in chunks of 60 s: every sentence placed within a second of its speech")
+    func untimedLongChunks() async throws {
+        // Long chunks hold many sentences for one answer's text; a sentence end the model wrote
+        // and the speech lacks ("close to 12,000. Divortake hundred.") once moved the next
+        // sentence 1.49 s.
+        let runs = try await runBench(["--shapes", "json-only", "60"])
+        #expect(runs.count == 1)
+        for run in runs {
+            #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order")
+            #expect(run.int("starts_off") == 0, "\(run.name): \(run.int("starts_off")) segments start more than 1 s from the speech")
+        }
+    }
+
     @Test("under noise no pause is clear: the overlapping sides are aligned on their text, nothing doubled, in order")
     func noisySpeech() async throws {
         let runs = try await runBench(["--noise", "0.1", "--shapes", "openai,faster-whisper,json-only", "--granularities", "segment,word", "20"])
