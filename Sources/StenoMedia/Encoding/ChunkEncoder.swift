@@ -73,7 +73,7 @@ final class ChunkEncoder {
     }
 
     /// Encodes what the FIFO still holds, flushes the encoder and the muxer, returns the file.
-    func finish() throws(MediaError) -> (data: Data, samples: Int64) {
+    func finish() throws(MediaError) -> (data: [UInt8], samples: Int64) {
         if fifo.count > 0 {
             try encodeFrame(of: fifo.count)
         }
@@ -83,7 +83,7 @@ final class ChunkEncoder {
         if output.exceededLimit {
             throw tooLarge(bytes: max(output.attemptedSize, output.bytes.count))
         }
-        return (Data(output.bytes), samplesAccepted)
+        return (output.bytes, samplesAccepted)
     }
 
     private func encodeFrame(of count: Int32) throws(MediaError) {

@@ -1,8 +1,13 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Owns one `curl_mime` multipart/form-data body, freed in `deinit`.
 ///
-/// Part data is copied by curl when added, so callers may release their buffers at once.
+/// Text fields are copied by curl when added. The file's bytes are not: curl reads them from
+/// the caller's array through a callback (`curl_mime_data_cb`), which keeps the array alive
+/// until curl frees the part, so a chunk's audio is held once, not once more per transfer.
 /// The body must outlive the transfer that posts it.
 final class CurlMime {
     let pointer: OpaquePointer
@@ -25,10 +30,14 @@ final class CurlMime {
 
     func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8]) throws(CurlCallError) {
         let part = try addPart(name: name)
-        try bytes.withUnsafeBufferPointer { buffer throws(CurlCallError) in
-            let base = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self)
-            try CurlCall.check(curl_mime_data(part, base, buffer.count), "curl_mime_data")
+        // Retained for curl; `curlMimeFree` releases it when the part is freed.
+        let source = Unmanaged.passRetained(CurlMimeSource(bytes)).toOpaque()
+        let code = curl_mime_data_cb(part, curl_off_t(bytes.count), curlMimeRead, curlMimeSeek, curlMimeFree, source)
+        if code != CURLE_OK {
+            // curl did not take the callbacks, so it will not call the free one.
+            Unmanaged<CurlMimeSource>.fromOpaque(source).release()
         }
+        try CurlCall.check(code, "curl_mime_data_cb")
         try CurlCall.check(curl_mime_filename(part, fileName), "curl_mime_filename")
         try CurlCall.check(curl_mime_type(part, contentType), "curl_mime_type")
     }
@@ -40,4 +49,41 @@ final class CurlMime {
         try CurlCall.check(curl_mime_name(part, name), "curl_mime_name")
         return part
     }
+}
+
+/// A file part's bytes and how far curl has read them; touched only by curl's callbacks, on the
+/// engine thread.
+private final class CurlMimeSource {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+}
+
+private func curlMimeRead(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let context else { return 0 }
+    let source = Unmanaged<CurlMimeSource>.fromOpaque(context).takeUnretainedValue()
+    let length = min(size * count, source.bytes.count - source.position)
+    guard length > 0 else { return 0 }
+    source.bytes.withUnsafeBytes { bytes in
+        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + source.position, byteCount: length)
+    }
+    source.position += length
+    return length
+}
+
+private func curlMimeSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
+    guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
+    let source = Unmanaged<CurlMimeSource>.fromOpaque(context).takeUnretainedValue()
+    // curl rewinds a part to send it again (a retried connection); it only seeks from the start.
+    guard origin == SEEK_SET, offset >= 0, offset <= source.bytes.count else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    source.position = Int(offset)
+    return Int32(CURL_SEEKFUNC_OK)
+}
+
+private func curlMimeFree(_ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<CurlMimeSource>.fromOpaque(context).release()
 }

@@ -58,9 +58,10 @@ public struct ChunkJobHandler: JobHandler {
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
-        let encoded: EncodedChunk
+        // Only the bytes are kept, once: the request shares them, and curl reads them in place.
+        let audio: [UInt8]
         do {
-            encoded = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit) }
+            audio = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
         } catch let error as MediaError where error.code == .encodedTooLarge {
             return try await split(chunk, range: range, file: file, context: context, error: error)
         }
@@ -70,7 +71,7 @@ public struct ChunkJobHandler: JobHandler {
         await file.close()
         try context.checkCancellation()
         var request = TranscriptionRequest(
-            audio: [UInt8](encoded.data), format: audioFormat, duration: .seconds(chunk.end - chunk.start),
+            audio: audio, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
             language: chunk.language, prompt: chunk.prompt, model: chunk.model)
         if let watch = context.leaseWatch {
             let cancellation = context.cancellation
@@ -89,13 +90,13 @@ public struct ChunkJobHandler: JobHandler {
                 ])
             }
         }
-        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encoded.data.count)
+        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: audio.count)
         // From here a lost lease must not stop the job: the answer is kept whichever attempt holds it.
         let disposal = try await context.answerHold.holding {
             try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
         }
         let logged: Logger.Metadata = [
-            "chunk.index": "\(chunk.index)", "bytes": "\(encoded.data.count)", "words": "\(stored.words.count)",
+            "chunk.index": "\(chunk.index)", "bytes": "\(audio.count)", "words": "\(stored.words.count)",
             "backend": "\(result.backend)", "latency": "\(result.latency)",
         ]
         switch disposal {
