@@ -2,6 +2,7 @@ import Foundation
 import StenoCore
 import StenoPostgres
 import StenoTestSupport
+import StenoWorker
 import Testing
 
 /// An answer the backend returned is paid for: it is stored even when the database connection
@@ -89,6 +90,34 @@ struct PayOnceTests {
                 let runs = try await db.count("SELECT max(attempt) AS count FROM jobs WHERE media_id = $1 AND kind = 'chunk'", id)
                 #expect(runs == 2, "the rescued job should have run again and found its chunk done")
             }
+        }
+    }
+
+    @Test("an attempt that holds the chunk's answer keeps any other attempt from starting until the answer is stored or the hold runs out")
+    func answerHoldKeepsOtherAttemptsWaiting() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let media = try await TestData.insertMedia(client)
+            let chapter = try await TestData.insertChapter(client, mediaID: media, index: 0)
+            let chunk: Int64 = try await client.query(
+                "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, state) VALUES ($1, $2, 0, 0, 30, 'running') RETURNING id",
+                [media, chapter]
+            ).single().decode("id")
+            let store = WorkStore(client: client)
+            #expect(try await store.markRunning(chunkID: chunk) == .started)
+            try await store.holdAnswer(chunkID: chunk, for: .seconds(60))
+            #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
+            // The holder stores its answer: the chunk is done, the mark gone.
+            try await client.query(
+                "UPDATE chunks SET state = 'succeeded', answer_held_until = NULL WHERE id = $1", [chunk])
+            #expect(try await store.markRunning(chunkID: chunk) == .notRunnable)
+            // A holder that died: its mark runs out and the next attempt starts.
+            try await client.query("UPDATE chunks SET state = 'running' WHERE id = $1", [chunk])
+            try await store.holdAnswer(chunkID: chunk, for: .milliseconds(200))
+            #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await store.markRunning(chunkID: chunk) == .started)
         }
     }
 

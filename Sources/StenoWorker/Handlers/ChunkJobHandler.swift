@@ -38,6 +38,9 @@ public struct ChunkJobHandler: JobHandler {
         self.transcription = transcription
     }
 
+    /// How often a job waiting for another attempt's answer looks again.
+    static let answerHeldRecheck = Duration.milliseconds(250)
+
     public func run(_ context: JobContext) async throws -> JobOutcome {
         let chunkID = try context.required(context.job.chunkID, "chunk id")
         guard let chunk = try await store.chunk(chunkID) else { return .cancelled(reason: "the chunk was deleted") }
@@ -47,13 +50,30 @@ public struct ChunkJobHandler: JobHandler {
             try await store.completeOnly(context.lease)
             return .completed
         }
-        guard try await store.markRunning(chunkID: chunkID) else {
-            // Answered by an earlier attempt as this one started (its write had the row): done.
-            guard let now = try await store.chunk(chunkID), now.state == "succeeded" || now.state == "split" else {
-                return .cancelled(reason: "the chunk, its chapter or its media is cancelled")
+        var said = false
+        starting: while true {
+            switch try await store.markRunning(chunkID: chunkID) {
+            case .started:
+                break starting
+            case .answerHeldElsewhere:
+                // An earlier attempt, which lost its lease, has the answer and is writing it:
+                // uploading now would pay for the same audio twice. Its write clears the mark,
+                // or the mark runs out if that worker died.
+                if !said {
+                    context.logger.info("another attempt holds this chunk's answer; waiting for it to be stored")
+                    said = true
+                }
+                if await !context.cancellation.sleep(for: Self.answerHeldRecheck) {
+                    throw WorkerError(.leaseLost, .cancelled, "the job was stopped", jobID: context.job.id)
+                }
+            case .notRunnable:
+                // Answered by an earlier attempt as this one started (its write had the row): done.
+                guard let now = try await store.chunk(chunkID), now.state == "succeeded" || now.state == "split" else {
+                    return .cancelled(reason: "the chunk, its chapter or its media is cancelled")
+                }
+                try await store.completeOnly(context.lease)
+                return .completed
             }
-            try await store.completeOnly(context.lease)
-            return .completed
         }
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
@@ -91,6 +111,13 @@ public struct ChunkJobHandler: JobHandler {
             }
         }
         let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: audio.count)
+        // Marked before the write, which may wait on the chapter's lock or on the database: if
+        // this attempt loses its lease meanwhile, the job's next attempt waits for this answer.
+        do {
+            try await store.holdAnswer(chunkID: chunk.id, for: answerWriteWindow)
+        } catch {
+            context.logger.warning("could not mark the chunk's answer as held; storing it anyway", metadata: ["error": "\(error)"])
+        }
         // From here a lost lease must not stop the job: the answer is kept whichever attempt holds it.
         let disposal = try await context.answerHold.holding {
             try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }

@@ -349,13 +349,11 @@ public final class WorkerRuntime: Service, Sendable {
     /// Wakes the loops that have something to do, now or when it falls due before the next
     /// heartbeat: the heartbeat is the worker's only poll.
     private func act(on due: WorkStore.DueWork) {
-        let beforeNextBeat = configuration.heartbeatInterval.seconds
-        // A lease is taken back once it has expired (`lease_expires_at < now()`): just after.
-        if let expires = due.leaseExpiresIn, expires < beforeNextBeat { wake(rescueWakeup, in: expires + 0.05) }
-        if due.notices { noticeWakeup.wake() }
-        guard !isDraining else { return }
-        let claimable = [chunkJobsClaimable ? due.chunkJobsIn : nil, due.otherJobsIn].compactMap { $0 }
-        if let first = claimable.min(), first < beforeNextBeat { wake(claimWakeup, in: first) }
+        let wakes = due.wakes(
+            beforeNextBeat: configuration.heartbeatInterval.seconds, chunkJobsClaimable: chunkJobsClaimable, draining: isDraining)
+        if let seconds = wakes.rescueIn { wake(rescueWakeup, in: seconds) }
+        if let seconds = wakes.claimIn { wake(claimWakeup, in: seconds) }
+        if wakes.notices { noticeWakeup.wake() }
     }
 
     /// Wakes `wakeup` in `seconds` (now if not positive), replacing the timer set for it before.

@@ -56,19 +56,51 @@ extension WorkStore {
             model: try row.decode("model"), prompt: try row.decode("prompt"))
     }
 
-    /// `queued` (or `failed`, on a retry) -> `running`.
-    /// Marks the chunk running; false when it is no longer to be transcribed. It takes the
-    /// chapter's row first, as the write of an answer does, so it queues behind an earlier
-    /// attempt's write already waiting there and then sees its outcome: a job run again never
-    /// uploads a chunk that was answered meanwhile.
-    public func markRunning(chunkID: Int64) async throws -> Bool {
+    /// Whether a chunk job may transcribe its chunk.
+    public enum ChunkStart: Sendable, Equatable {
+        /// The chunk is `running` for this attempt.
+        case started
+        /// Another attempt has the chunk's answer and is writing it (`holdAnswer`): wait.
+        case answerHeldElsewhere
+        /// The chunk is finished, split, cancelled or gone.
+        case notRunnable
+    }
+
+    /// Marks the chunk `running` for this attempt, unless it is finished or another attempt holds
+    /// its answer. The chapter row is locked first, as every chunk write does.
+    public func markRunning(chunkID: Int64) async throws -> ChunkStart {
         try await client.withTransaction { connection in
             try await connection.query(
                 "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = $1 FOR UPDATE OF c", [chunkID])
-            return !(try await connection.query(
-                "UPDATE chunks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('queued', 'failed', 'running') RETURNING id",
-                [chunkID])).isEmpty
+            let started = try await connection.query(
+                """
+                UPDATE chunks SET state = 'running', updated_at = now()
+                WHERE id = $1 AND state IN ('queued', 'failed', 'running') AND (answer_held_until IS NULL OR answer_held_until <= now())
+                RETURNING id
+                """,
+                [chunkID])
+            if !started.isEmpty { return .started }
+            let held = try await connection.query(
+                """
+                SELECT 1 FROM chunks
+                WHERE id = $1 AND state IN ('queued', 'failed', 'running') AND answer_held_until > now()
+                """,
+                [chunkID])
+            return held.isEmpty ? .notRunnable : .answerHeldElsewhere
         }
+    }
+
+    /// Marks that an attempt has the chunk's answer and is about to write it, for `window`
+    /// (the write's retry window), so that another attempt of the job waits for that write
+    /// instead of uploading again. One statement on the chunk's row alone: it does not wait on
+    /// the chapter's lock as the write itself may.
+    public func holdAnswer(chunkID: Int64, for window: Duration) async throws {
+        try await client.query(
+            """
+            UPDATE chunks SET answer_held_until = now() + make_interval(secs => $2::float8)
+            WHERE id = $1 AND state IN ('queued', 'failed', 'running')
+            """,
+            [chunkID, window.seconds])
     }
 
     /// Stores the transcription and completes the chunk job; when this was the chapter's last
@@ -99,7 +131,7 @@ extension WorkStore {
                 UPDATE chunks
                 SET text = $2, segments = $3::jsonb, words = $4::jsonb, encoded_bytes = $5, backend = $6, model = $7,
                     usage_seconds = $8, cost_usd = $9, state = 'succeeded', error_class = NULL, error_message = NULL,
-                    finished_at = now(), updated_at = now()
+                    answer_held_until = NULL, finished_at = now(), updated_at = now()
                 WHERE id = $1
                 """,
                 [

@@ -1,0 +1,22 @@
+extension WorkStore.DueWork {
+    /// Which of a worker's loops to wake after a heartbeat, and in how many seconds (0: now).
+    struct Wakes: Equatable {
+        var rescueIn: Double?
+        var claimIn: Double?
+        var notices = false
+    }
+
+    /// What one heartbeat's view of due work asks of the worker; what falls due after the next
+    /// heartbeat is left to that one. `beforeNextBeat` is the heartbeat interval in seconds;
+    /// chunk jobs count only when `chunkJobsClaimable` (their backend is not paused or down,
+    /// or a probe is due), and a draining worker claims nothing.
+    func wakes(beforeNextBeat: Double, chunkJobsClaimable: Bool, draining: Bool) -> Wakes {
+        var wakes = Wakes(notices: notices)
+        // A lease is taken back once it has expired (`lease_expires_at < now()`): just after.
+        if let expires = leaseExpiresIn, expires < beforeNextBeat { wakes.rescueIn = max(0, expires + 0.05) }
+        guard !draining else { return wakes }
+        let claimable = [chunkJobsClaimable ? chunkJobsIn : nil, otherJobsIn].compactMap { $0 }
+        if let first = claimable.min(), first < beforeNextBeat { wakes.claimIn = max(0, first) }
+        return wakes
+    }
+}
