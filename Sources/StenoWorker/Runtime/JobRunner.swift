@@ -29,8 +29,7 @@ struct JobRunner: Sendable {
         if let mediaID = job.mediaID { logger[metadataKey: "media.id"] = "\(mediaID)" }
         var context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold)
         let inFlight = inFlight
-        context.leaseWatch = LeaseWatch(
-            lease: configuration.lease, sinceRenewal: { inFlight.sinceRenewal(job.id) }, stop: { inFlight.stop(job.id, .leaseLost) })
+        context.leaseWatch = LeaseWatch(lease: configuration.lease, sinceRenewal: { inFlight.sinceRenewal(job.id) })
         do {
             guard let handler = handlers[job.kind] else {
                 throw WorkerError(.malformedJob, .permanent, "no handler for jobs of kind \(job.kind.rawValue)", jobID: job.id)
@@ -71,31 +70,28 @@ struct JobRunner: Sendable {
                 logger.debug("job failure detail", metadata: ["error": "\(String(reflecting: error))"])
             }
             metrics.recordFailure(failure.failureClass)
-            let down = failure.backendDown || (failure.backendSlow && requests.limit < 2)
-            if down && outagesPause && job.kind == .chunk {
+            let action = FailureAction.decide(
+                failure.failureClass, attempt: job.attempt, kind: job.kind, backendDown: failure.backendDown,
+                backendSlow: failure.backendSlow, requestWindow: requests.limit, outagesPause: outagesPause,
+                retryAfter: failure.retryAt.map { Duration.seconds(max(0.0, $0.timeIntervalSinceNow)) }, backoff: configuration.retryBackoff,
+                configurationPause: configuration.configurationPause)
+            switch action {
+            case .postponeForOutage:
                 try await postpone(job, lease: lease, failure: failure, logger: logger)
-                return
-            }
-            switch failure.failureClass {
-            case .transient, .internal, .lostLease:
-                var delay = configuration.retryBackoff.delay(afterAttempt: job.attempt)
-                if let retryAt = failure.retryAt {
-                    delay = max(delay, .seconds(max(0, retryAt.timeIntervalSinceNow)))
-                }
+            case .retry(let delay):
                 try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
-            case .configuration:
-                let until = Date().addingTimeInterval(configuration.configurationPause.seconds)
-                pause.pause(failure.backend ?? "primary", until: until)
+            case .pauseBackend(let pauseFor):
+                pause.pause(failure.backend ?? "primary", until: Date().addingTimeInterval(pauseFor.seconds))
                 logger.error("the backend rejected the configuration; not claiming chunk jobs for a while", metadata: [
-                    "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(configuration.configurationPause.seconds)",
+                    "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(pauseFor.seconds)",
                     "error": "\(failure.message)",
                 ])
-                try await retry(job, lease: lease, after: configuration.configurationPause, failure: failure, logger: logger)
-            case .cancelled:
+                try await retry(job, lease: lease, after: pauseFor, failure: failure, logger: logger)
+            case .release:
                 // Not stopped by this worker: the task was cancelled, which only shutdown does.
                 try await jobs.release([lease])
                 metrics.recordJob(job.kind, outcome: .released)
-            case .permanent, .media, .tooLarge:
+            case .fail:
                 try await store.fail(lease, job: job, failure.storeFailure)
                 metrics.recordJob(job.kind, outcome: .failed)
                 logger.error("job failed", metadata: ["error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)"])
