@@ -60,6 +60,25 @@ struct WakeupTests {
         #expect(await cancelled.value == .cancelled)
     }
 
+    @Test("a scheduled wake comes at the time last asked for, once, and can be dropped")
+    func scheduledWake() async throws {
+        let wakeup = Wakeup()
+        // The later call replaces the earlier, nearer one.
+        wakeup.wake(after: .milliseconds(100))
+        wakeup.wake(after: .milliseconds(400))
+        let started = ContinuousClock.now
+        #expect(await wakeup.wait(timeout: .seconds(10)) == .woken)
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        #expect(await wakeup.wait(timeout: .milliseconds(300)) == .timedOut, "the replaced wake does not come too")
+        // Not positive: at once.
+        wakeup.wake(after: .zero)
+        #expect(await wakeup.wait(timeout: .milliseconds(20)) == .woken)
+        // Dropped: never.
+        wakeup.wake(after: .milliseconds(100))
+        wakeup.cancelScheduledWake()
+        #expect(await wakeup.wait(timeout: .milliseconds(400)) == .timedOut)
+    }
+
     @Test("cancelling the waiting task ends the wait, also when cancelled before it began")
     func cancellation() async throws {
         let wakeup = Wakeup()

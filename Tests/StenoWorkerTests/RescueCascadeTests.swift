@@ -23,6 +23,12 @@ struct RescueCascadeTests {
         return (media, chapter, chunk, job)
     }
 
+    /// Claims the job as `worker` with a lease of 50 ms and lets that lease run out.
+    private func claimAndLetTheLeaseExpire(_ client: PostgresClient, worker: String) async throws {
+        _ = try await JobStore(client: client).claim(limit: 1, worker: worker, lease: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(150))
+    }
+
     private func state(_ client: PostgresClient, _ table: String, _ id: Int64) async throws -> (String, String?, String?) {
         let row = try await client.query("SELECT state, error_class, error_message FROM \(table) WHERE id = $1", [id]).single()
         return (try row.decode("state"), try row.decode("error_class"), try row.decode("error_message"))
@@ -88,8 +94,7 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 5)
-            _ = try await JobStore(client: client).claim(limit: 1, worker: "slow-but-alive", lease: .milliseconds(50))
-            try await Task.sleep(for: .milliseconds(150))
+            try await claimAndLetTheLeaseExpire(client, worker: "slow-but-alive")
             let store = WorkStore(client: client)
             #expect(try await store.rescueExpired(sparing: "slow-but-alive", running: [rows.job]).isEmpty)
             #expect(try await store.rescueExpired(sparing: "another-worker", running: [rows.job]).map(\.id) == [rows.job])
@@ -102,8 +107,7 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 5)
-            _ = try await JobStore(client: client).claim(limit: 1, worker: "only-worker", lease: .milliseconds(50))
-            try await Task.sleep(for: .milliseconds(150))
+            try await claimAndLetTheLeaseExpire(client, worker: "only-worker")
             let rescued = try await WorkStore(client: client).rescueExpired(sparing: "only-worker", running: [])
             #expect(rescued.map(\.id) == [rows.job])
             #expect(rescued.map(\.state) == [.queued])

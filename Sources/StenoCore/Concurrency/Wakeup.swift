@@ -23,6 +23,8 @@ public final class Wakeup: Sendable {
         var pending = false
         var waiters: [UInt64: Waiter] = [:]
         var nextID: UInt64 = 0
+        /// The wake `wake(after:)` scheduled, if it has not happened yet.
+        var scheduled: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -43,6 +45,32 @@ public final class Wakeup: Sendable {
             waiter.timer?.cancel()
             waiter.continuation.resume(returning: .woken)
         }
+    }
+
+    /// Wakes in `delay` (now if it is not positive); a later call replaces the wake scheduled
+    /// before, so a loop is woken once, at the time last asked for.
+    public func wake(after delay: Duration) {
+        guard delay > .zero else {
+            wake()
+            return
+        }
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            self?.wake()
+        }
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            defer { state.scheduled = timer }
+            return state.scheduled
+        }
+        replaced?.cancel()
+    }
+
+    /// Drops the wake `wake(after:)` scheduled, if it has not happened yet.
+    public func cancelScheduledWake() {
+        state.withLock { state -> Task<Void, Never>? in
+            defer { state.scheduled = nil }
+            return state.scheduled
+        }?.cancel()
     }
 
     /// Returns at the next wake (or at once for a wake kept from before), after `timeout` (if

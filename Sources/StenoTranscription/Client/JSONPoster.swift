@@ -21,8 +21,7 @@ public struct JSONPoster: Sendable {
     }
 
     public func post(_ body: [UInt8], to url: String, cancellation: CancellationSignal = CancellationSignal()) async -> Outcome {
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+        guard HTTPRequest.isHTTP(url) else {
             return .failed(reason: "the URL is not http(s)")
         }
         let request = HTTPRequest(

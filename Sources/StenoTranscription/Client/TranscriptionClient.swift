@@ -86,8 +86,7 @@ public final class TranscriptionClient: Sendable {
     }
 
     private func attempt(_ request: TranscriptionRequest, signal: CancellationSignal) async -> Result<TranscriptionResult, TranscriptionError> {
-        let url = configuration.endpointURL.lowercased()
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+        guard HTTPRequest.isHTTP(configuration.endpointURL) else {
             return .failure(TranscriptionError(
                 .invalidConfiguration, .configuration, "the backend URL \(configuration.displayURL) is not http:// or https://",
                 backend: configuration.name))
@@ -110,32 +109,23 @@ public final class TranscriptionClient: Sendable {
                     backend: configuration.name, requests: requests))
             }
 
-            if let gate {
-                let waitStarted = clock.now
-                do throws(TranscriptionError) {
+            // Waiting for the fleet's budget, or for the job's lease to be renewed, is not the
+            // backend's slowness.
+            let waitStarted = clock.now
+            do throws(TranscriptionError) {
+                if let gate {
                     try await gate.admit(
                         backend: configuration.name, limit: configuration.rateLimit,
                         audioSeconds: request.duration?.seconds ?? 0, cancellation: signal)
-                } catch {
-                    var error = error
-                    error.requests = requests
-                    return .failure(error)
                 }
-                // Waiting for the fleet's budget is not the backend's slowness.
-                deadline += clock.now - waitStarted
+                try await request.beforeEachRequest?()
+            } catch {
+                var error = error
+                error.backend = error.backend ?? configuration.name
+                error.requests = requests
+                return .failure(error)
             }
-            if let check = request.beforeEachRequest {
-                let waitStarted = clock.now
-                do throws(TranscriptionError) {
-                    try await check()
-                } catch {
-                    var error = error
-                    error.backend = error.backend ?? configuration.name
-                    error.requests = requests
-                    return .failure(error)
-                }
-                deadline += clock.now - waitStarted
-            }
+            deadline += clock.now - waitStarted
             requests += 1
             let started = clock.now
             var error: TranscriptionError

@@ -15,6 +15,14 @@ struct HTTPRequest: Sendable {
     }
 
     var url: String
+
+    /// Whether `url` is one the engine may send to: http or https, in any case (the engine also
+    /// refuses every other protocol, but with curl's words).
+    static func isHTTP(_ url: String) -> Bool {
+        let lowered = url.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
     /// Complete header lines, `Name: value`. They may carry secrets: never log them.
     var headerLines: [String]
     var body: Body

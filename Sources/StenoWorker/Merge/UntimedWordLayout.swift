@@ -37,7 +37,7 @@ enum UntimedWordLayout {
         var letters: [Double] = []
         var first = 0
         for last in ends + [texts.count - 1] {
-            letters.append(texts[first...last].reduce(0) { $0 + Double(SpokenLength.letters($1) + 1) })
+            letters.append(texts[first...last].reduce(0) { $0 + weight($1) })
             first = last + 1
         }
         let matches = match(sentenceLetters: letters, over: spans)
@@ -115,12 +115,18 @@ enum UntimedWordLayout {
         return matches
     }
 
+    /// A word's share of the speech: its letters as spoken (`SpokenLength`: numbers spelt out),
+    /// plus one for the gap a short word still takes. Sentences are matched to pauses and words
+    /// laid within them by this one measure.
+    static func weight(_ word: String) -> Double {
+        Double(SpokenLength.letters(word) + 1)
+    }
+
     /// Lays words end to end over `spans`, each taking a share of their total length in
-    /// proportion to its letters as spoken (`SpokenLength`: numbers spelt out), plus one for the
-    /// gap a short word still takes;
+    /// proportion to its `weight`;
     /// a word that reaches the end of a span goes on in the next.
     static func proportional(_ texts: [String], over spans: [ClosedRange<Double>]) -> [TimedWord] {
-        let weights = texts.map { Double(SpokenLength.letters($0) + 1) }
+        let weights = texts.map(weight)
         let total = weights.reduce(0, +)
         let length = spans.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
         // The point `elapsed` seconds of speech into the spans.

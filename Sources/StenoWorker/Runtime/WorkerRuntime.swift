@@ -38,8 +38,6 @@ public final class WorkerRuntime: Service, Sendable {
     private let draining = Atomic<Bool>(false)
     private let loopsStopped = Atomic<Bool>(false)
     private let rescueWakeup = Wakeup()
-    /// Wakes due before the next heartbeat, one per loop.
-    private let timers = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
     let logger: Logger
     /// What `/metrics` shows.
     public let metrics: WorkerMetrics
@@ -109,7 +107,7 @@ public final class WorkerRuntime: Service, Sendable {
                 if self.inFlight.count > 0 { group.cancelAll() }
             }
             self.loopsStopped.store(true, ordering: .releasing)
-            self.timers.withLock { $0.values.forEach { $0.cancel() } }
+            [self.claimWakeup, self.rescueWakeup].forEach { $0.cancelScheduledWake() }
             self.heartbeatWakeup.wake()
             self.rescueWakeup.wake()
             self.noticeWakeup.wake()
@@ -351,25 +349,9 @@ public final class WorkerRuntime: Service, Sendable {
     private func act(on due: WorkStore.DueWork) {
         let wakes = due.wakes(
             beforeNextBeat: configuration.heartbeatInterval.seconds, chunkJobsClaimable: chunkJobsClaimable, draining: isDraining)
-        if let seconds = wakes.rescueIn { wake(rescueWakeup, in: seconds) }
-        if let seconds = wakes.claimIn { wake(claimWakeup, in: seconds) }
+        if let seconds = wakes.rescueIn { rescueWakeup.wake(after: .seconds(seconds)) }
+        if let seconds = wakes.claimIn { claimWakeup.wake(after: .seconds(seconds)) }
         if wakes.notices { noticeWakeup.wake() }
-    }
-
-    /// Wakes `wakeup` in `seconds` (now if not positive), replacing the timer set for it before.
-    private func wake(_ wakeup: Wakeup, in seconds: Double) {
-        guard seconds > 0 else {
-            wakeup.wake()
-            return
-        }
-        let timer = Task {
-            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
-            wakeup.wake()
-        }
-        timers.withLock { timers in
-            timers[ObjectIdentifier(wakeup)]?.cancel()
-            timers[ObjectIdentifier(wakeup)] = timer
-        }
     }
 
     /// Whether a claim may take chunk jobs now: not while the backend is paused or down, unless
