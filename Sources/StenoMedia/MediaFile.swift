@@ -17,6 +17,8 @@ public final class MediaFile: @unchecked Sendable {
     /// How long an http(s) source may take to connect or to send the next bytes.
     public let sourceTimeout: Duration
     let logger: Logger
+    /// When long MP4 tracks are read from their sample tables; tests set it to cover short files.
+    let sampleTables: SampleTableReading?
 
     /// How much short of the range asked for a decode may end, padded with silence: containers
     /// round their declared duration (AAC frames, MP3 Xing headers), and a book joined from AAC
@@ -32,7 +34,12 @@ public final class MediaFile: @unchecked Sendable {
     public static let sourceTimeoutVariable = "STENO_SOURCE_TIMEOUT_SECONDS"
     public static let sourceTimeoutRange: ClosedRange<Double> = 1...3600
 
-    public init(_ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")) {
+    public convenience init(_ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, logger: Logger = Logger(label: "steno.media")) {
+        self.init(location, sourceTimeout: sourceTimeout, sampleTables: .automatic, logger: logger)
+    }
+
+    init(_ location: MediaLocation, sourceTimeout: Duration = defaultSourceTimeout, sampleTables: SampleTableReading?, logger: Logger = Logger(label: "steno.media")) {
+        self.sampleTables = sampleTables
         self.location = location
         self.sourceTimeout = sourceTimeout
         var logger = logger
@@ -148,7 +155,7 @@ public final class MediaFile: @unchecked Sendable {
 
     private func liveReader() throws(MediaError) -> MediaReader {
         if let reader { return reader }
-        let opened = try MediaReader(location: location, sourceTimeout: sourceTimeout, logger: logger)
+        let opened = try MediaReader.open(location: location, sourceTimeout: sourceTimeout, sampleTables: sampleTables, logger: logger)
         reader = opened
         return opened
     }

@@ -13,6 +13,8 @@ final class MediaReader {
     let input: InputFormatContext
     let decoder: CodecContext
     let stream: UnsafeMutablePointer<AVStream>
+    /// The audio packets: the demuxer's, or for a long MP4 track the file's own (`MP4Packets`).
+    let packets: AudioPackets
     let logger: Logger
     /// Whether packets have been read since opening: the next decode must seek or reopen first.
     var hasReadPackets = false
@@ -20,7 +22,21 @@ final class MediaReader {
     var source: String { location.description }
     var streamIndex: Int32 { stream.pointee.index }
 
-    init(location: MediaLocation, sourceTimeout: Duration, logger: Logger) throws(MediaError) {
+    /// Opens `location`, reading a long MP4 track's samples from the file when `sampleTables` allows
+    /// and the file's tables agree with FFmpeg's reading of them, with the demuxer alone otherwise.
+    static func open(
+        location: MediaLocation, sourceTimeout: Duration, sampleTables: SampleTableReading?, logger: Logger
+    ) throws(MediaError) -> MediaReader {
+        if let sampleTables, let reader = try MediaReader(location: location, sourceTimeout: sourceTimeout, sampleTables: sampleTables, logger: logger) {
+            return reader
+        }
+        // Never nil without sample tables.
+        return try MediaReader(location: location, sourceTimeout: sourceTimeout, sampleTables: nil, logger: logger)!
+    }
+
+    /// Nil when the sample tables were used and FFmpeg read the shortened file differently from
+    /// what they say; `open` then opens the file again without them.
+    private init?(location: MediaLocation, sourceTimeout: Duration, sampleTables: SampleTableReading?, logger: Logger) throws(MediaError) {
         FFmpegLogLevel.configured
         self.location = location
         self.logger = logger
@@ -43,9 +59,15 @@ final class MediaReader {
             options["reconnect_on_network_error"] = "0"
             options["reconnect_delay_max"] = "2"
         }
+        let tables = sampleTables.flatMap { MP4Opening.prepare(location: location, options: options, reading: $0, logger: logger) }
         do {
-            input = try InputFormatContext(address: location.ffmpegAddress, options: options, source: source)
+            if let tables {
+                input = try InputFormatContext(io: tables.input, address: location.ffmpegAddress, source: source)
+            } else {
+                input = try InputFormatContext(address: location.ffmpegAddress, options: options, source: source)
+            }
         } catch {
+            if tables != nil { return nil }
             throw Self.refineOpeningError(error, location: location)
         }
 
@@ -64,6 +86,15 @@ final class MediaReader {
             throw MediaError(.unsupportedCodec, "no decoder for the audio stream", source: source, ffmpegCall: "av_find_best_stream")
         }
         stream = chosen
+        if let tables, let head = tables.heads[chosen.pointee.id] {
+            guard let mp4 = tables.packets(input: input, stream: chosen, head: head) else {
+                logger.debug("FFmpeg reads the MP4 tables differently; opening the file without them", metadata: ["source": "\(source)"])
+                return nil
+            }
+            packets = mp4
+        } else {
+            packets = DemuxedPackets(input: input, streamIndex: chosen.pointee.index)
+        }
         for other in input.streams where other != chosen {
             // Cover art, chapter text tracks and video are never read.
             other.pointee.discard = AVDISCARD_ALL

@@ -55,7 +55,7 @@ final class RangeDecoder {
             if cancelled?.isCancelled == true {
                 throw MediaError(.cancelled, "decoding stopped because the calling task was cancelled", source: reader.source)
             }
-            let read = av_read_frame(reader.input.pointer, packet.pointer)
+            let read = reader.packets.read(into: packet.pointer)
             if read == steno_averror_eof() { break }
             try FFmpegCall.check(read, "av_read_frame", step: .reading, source: reader.source)
             defer { packet.unref() }
@@ -84,7 +84,7 @@ final class RangeDecoder {
 
         let preRoll = MediaTime(samples: max(0, startIndex - Int64(MediaReader.outputRate)), rate: MediaReader.outputRate)
         let target = preRoll.ticks(timeBase: Int64(stream.time_base.num), Int64(stream.time_base.den)) + streamStart
-        let sought = avformat_seek_file(reader.input.pointer, reader.streamIndex, Int64.min, target, target, 0)
+        let sought = reader.packets.seek(to: target)
         if sought < 0 {
             reader.logger.debug("seek failed; decoding from the beginning instead", metadata: [
                 "source": "\(reader.source)", "target": "\(preRoll)", "ffmpeg_error": "\(FFmpegCall.message(for: sought))",

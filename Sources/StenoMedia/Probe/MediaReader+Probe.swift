@@ -26,6 +26,7 @@ extension MediaReader {
             }
         }
         let descriptor = avcodec_descriptor_get(parameters.codec_id)
+        let bitRate = packets.bitRate(of: stream)
         let audio = AudioStreamInfo(
             index: Int(stream.pointee.index),
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
@@ -33,7 +34,7 @@ extension MediaReader {
             sampleRate: Int(parameters.sample_rate),
             channels: Int(parameters.ch_layout.nb_channels),
             channelLayout: layoutName,
-            bitRate: parameters.bit_rate > 0 ? Int(parameters.bit_rate) : nil)
+            bitRate: bitRate > 0 ? Int(bitRate) : nil)
         let hasVideo = input.streams.contains { candidate in
             candidate.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
                 && (candidate.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) == 0
@@ -123,7 +124,7 @@ extension MediaReader {
         let timeBase = stream.pointee.time_base
         let start = stream.pointee.start_time == steno_av_nopts_value() ? 0 : stream.pointee.start_time
         let target = time.ticks(timeBase: Int64(timeBase.num), Int64(timeBase.den)) + start
-        guard avformat_seek_file(input.pointer, streamIndex, Int64.min, target, target, 0) >= 0 else { return nil }
+        guard packets.seek(to: target) >= 0 else { return nil }
         return readsAudio(near: time)
     }
 
@@ -134,7 +135,7 @@ extension MediaReader {
         guard let packet = try? Packet() else { return nil }
         // Packets of other streams are discarded, but a container may still hand over a few.
         for _ in 0..<64 {
-            let read = av_read_frame(input.pointer, packet.pointer)
+            let read = packets.read(into: packet.pointer)
             defer { packet.unref() }
             // Only the end of the data says "truncated"; a network error says nothing either way.
             if read < 0 { return read == steno_averror_eof() || !location.isNetwork ? false : nil }
