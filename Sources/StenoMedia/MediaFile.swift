@@ -96,7 +96,9 @@ public final class MediaFile: @unchecked Sendable {
         }
         return try await run { reader, cancelled throws(MediaError) in
             let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
-            var builder = EnergyProfileBuilder(start: rangeStart, sampleRate: MediaReader.outputRate, windowSamples: Int(windowSamples))
+            let samples = range.upperBound.sampleIndex(rate: MediaReader.outputRate) - range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
+            var builder = EnergyProfileBuilder(
+                start: rangeStart, sampleRate: MediaReader.outputRate, windowSamples: Int(windowSamples), expectedSamples: samples)
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
                 builder.append(block)
             }
@@ -108,7 +110,8 @@ public final class MediaFile: @unchecked Sendable {
     /// the encoding passes `sizeLimit`; `encodeSplittingIfTooLarge` splits instead.
     public func encode(_ range: Range<MediaTime>, format: ChunkFormat = .flac, sizeLimit: Int? = nil) async throws(MediaError) -> EncodedChunk {
         try await run { reader, cancelled throws(MediaError) in
-            let encoder = try ChunkEncoder(format: format, limit: sizeLimit)
+            let expected = range.upperBound.sampleIndex(rate: MediaReader.outputRate) - range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
+            let encoder = try ChunkEncoder(format: format, limit: sizeLimit, expectedSamples: expected)
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
                 try encoder.append(block)
             }

@@ -8,11 +8,16 @@ public struct EnergyProfileBuilder: Sendable {
     private var samplesInWindow = 0
 
     /// `windowSamples` at `sampleRate` per window (800 at 16 kHz is 50 ms); window 0 starts at `start`.
-    public init(start: MediaTime, sampleRate: Int, windowSamples: Int) {
+    /// With `expectedSamples` the profile is allocated once at its size, instead of growing by
+    /// doubling (which holds two copies at each step: 17 MB at once for a 40-hour chapter).
+    public init(start: MediaTime, sampleRate: Int, windowSamples: Int, expectedSamples: Int64? = nil) {
         precondition(sampleRate > 0 && windowSamples > 0)
         self.start = start
         self.sampleRate = sampleRate
         self.windowSamples = windowSamples
+        if let expectedSamples, expectedSamples > 0 {
+            values.reserveCapacity(Int(expectedSamples / Int64(windowSamples)) + 1)
+        }
     }
 
     public mutating func append<Samples: Collection>(_ samples: Samples) where Samples.Element == Int16 {

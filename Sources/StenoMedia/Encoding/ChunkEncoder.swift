@@ -22,9 +22,15 @@ final class ChunkEncoder {
     private var nextPresentation: Int64 = 0
     private var samplesAccepted: Int64 = 0
 
-    init(format: ChunkFormat, limit: Int?) throws(MediaError) {
+    /// `expectedSamples` sizes the output buffer once: FLAC at most about the 16-bit samples
+    /// themselves, Opus its bit rate, each with room for headers.
+    init(format: ChunkFormat, limit: Int?, expectedSamples: Int64 = 0) throws(MediaError) {
         self.format = format
-        output = try MemoryOutput(limit: limit)
+        let estimate = switch format {
+        case .flac: expectedSamples * 2
+        case .opus(let bitsPerSecond): expectedSamples * Int64(bitsPerSecond) / 8 / Int64(Self.sampleRate) * 5 / 4
+        }
+        output = try MemoryOutput(limit: limit, reserving: Int(max(0, estimate)) + 64 * 1024)
         muxer = try OutputFormatContext(formatName: format.muxerName)
         guard let codec = avcodec_find_encoder_by_name(format.encoderName) else {
             throw MediaError(.unsupportedCodec, "this FFmpeg build has no \(format.encoderName) encoder", ffmpegCall: "avcodec_find_encoder_by_name")

@@ -16,8 +16,12 @@ final class MemoryOutput {
 
     private static let bufferSize: Int32 = 64 * 1024
 
-    init(limit: Int?) throws(MediaError) {
+    /// `reserving` bytes are allocated at once when the size is known roughly: growing by doubling
+    /// would copy the bytes at each step and hold two copies meanwhile. Pages never written are
+    /// never resident, so an estimate on the high side costs nothing.
+    init(limit: Int?, reserving: Int = 0) throws(MediaError) {
         self.limit = limit
+        bytes.reserveCapacity(min(reserving, limit.map { $0 + 1 } ?? reserving))
         guard let buffer = av_malloc(Int(Self.bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
             throw MediaError(.internalFailure, "out of memory allocating an output buffer", ffmpegCall: "av_malloc")
         }

@@ -79,26 +79,32 @@ public struct ChunkJobHandler: JobHandler {
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
         // Only the bytes are kept, once: the request shares them, and curl reads them in place.
-        let audio: [UInt8]
+        // They live only until the answer: eight jobs writing answers or waiting on the database
+        // hold no audio (3.6 MB for 180 s of FLAC each).
+        let encodedBytes: Int
+        let result: TranscriptionResult
         do {
-            audio = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
-        } catch let error as MediaError where error.code == .encodedTooLarge {
-            return try await split(chunk, range: range, file: file, context: context, error: error)
-        }
-        // The open input holds the file's whole packet index (tens of MB for a long book): closed
-        // before the upload, so that open inputs are bounded by the extraction slots, not by
-        // the jobs waiting on the backend.
-        await file.close()
-        try context.checkCancellation()
-        var request = TranscriptionRequest(
-            audio: audio, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
-            language: chunk.language, prompt: chunk.prompt, model: chunk.model)
-        if let watch = context.leaseWatch {
-            let cancellation = context.cancellation
-            request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
-        }
-        let result = try await requests.withPermit(classify: Self.congestion) {
-            try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+            let audio: [UInt8]
+            do {
+                audio = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
+            } catch let error as MediaError where error.code == .encodedTooLarge {
+                return try await split(chunk, range: range, file: file, context: context, error: error)
+            }
+            // The open input holds buffers and codecs: closed before the upload, so that open
+            // inputs are bounded by the extraction slots, not by the jobs waiting on the backend.
+            await file.close()
+            try context.checkCancellation()
+            encodedBytes = audio.count
+            var request = TranscriptionRequest(
+                audio: audio, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
+                language: chunk.language, prompt: chunk.prompt, model: chunk.model)
+            if let watch = context.leaseWatch {
+                let cancellation = context.cancellation
+                request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
+            }
+            result = try await requests.withPermit(classify: Self.congestion) {
+                try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+            }
         }
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
         if outages.outage(of: result.backend) != nil {
@@ -110,7 +116,7 @@ public struct ChunkJobHandler: JobHandler {
                 ])
             }
         }
-        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: audio.count)
+        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encodedBytes)
         // Marked before the write, which may wait on the chapter's lock or on the database: if
         // this attempt loses its lease meanwhile, the job's next attempt waits for this answer.
         do {
@@ -123,7 +129,7 @@ public struct ChunkJobHandler: JobHandler {
             try await keepingTheAnswer(context) { try await store.storeTranscription(context.lease, chunk: chunk, stored) }
         }
         let logged: Logger.Metadata = [
-            "chunk.index": "\(chunk.index)", "bytes": "\(audio.count)", "words": "\(stored.words.count)",
+            "chunk.index": "\(chunk.index)", "bytes": "\(encodedBytes)", "words": "\(stored.words.count)",
             "backend": "\(result.backend)", "latency": "\(result.latency)",
         ]
         switch disposal {
