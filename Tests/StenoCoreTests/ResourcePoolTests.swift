@@ -31,14 +31,41 @@ struct ResourcePoolTests {
         #expect(counter.mostInUse.load(ordering: .relaxed) == 3)
     }
 
+    /// Waits until `condition` holds (a loaded machine may take a while to run a new task),
+    /// failing the test after 10 s.
+    static func eventually(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "never happened: \(what)")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    final class Holding: Sendable {
+        let started = Atomic(false)
+        let release = Atomic(false)
+    }
+
+    /// A task holding the pool's one resource until told to let go.
+    static func hold(_ pool: ResourcePool<Int>, _ holding: Holding) -> Task<Void, any Error> {
+        Task {
+            try await pool.withResource { _ in
+                holding.started.store(true, ordering: .releasing)
+                while !holding.release.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+    }
+
     @Test("turns callers away once the waiting line is full")
     func exhausted() async throws {
         let pool = ResourcePool<Int>(capacity: 1, maximumWaiting: 1) { 1 }
-        let holder = Task { try await pool.withResource { _ in try await Task.sleep(for: .milliseconds(300)) } }
-        try await Task.sleep(for: .milliseconds(50))
+        let holding = Holding()
+        let holder = Self.hold(pool, holding)
+        try await Self.eventually("the holder holds the resource") { holding.started.load(ordering: .acquiring) }
         let waiter = Task { try await pool.withResource { $0 } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.eventually("the waiter waits") { pool.waitingCount == 1 }
         await #expect(throws: ResourcePool<Int>.Exhausted.self) { try await pool.withResource { $0 } }
+        holding.release.store(true, ordering: .releasing)
         try await holder.value
         #expect(try await waiter.value == 1)
     }
@@ -54,14 +81,15 @@ struct ResourcePoolTests {
         await #expect(throws: MakeFailed.self) { try await pool.withResource { $0 } }
         #expect(try await pool.withResource { $0 } == 7)
 
-        let holder = Task { try await pool.withResource { _ in try await Task.sleep(for: .milliseconds(300)) } }
-        try await Task.sleep(for: .milliseconds(50))
+        let holding = Holding()
+        let holder = Self.hold(pool, holding)
+        try await Self.eventually("the holder holds the resource") { holding.started.load(ordering: .acquiring) }
         let waiter = Task { try await pool.withResource { $0 } }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(pool.waitingCount == 1)
+        try await Self.eventually("the waiter waits") { pool.waitingCount == 1 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(pool.waitingCount == 0)
+        holding.release.store(true, ordering: .releasing)
         try await holder.value
     }
 

@@ -18,6 +18,11 @@ struct ChaosTests {
         var requests = 0
         var answers = 0
         var paidTwice = 0
+        /// Answers a live worker threw away, by `job_attempts.answer_discarded` reason.
+        var discarded: [String: Int] = [:]
+        /// Answers lost because their write failed until its window ran out (a database blip
+        /// that outlasted it), counted from every worker's log.
+        var lostToDatabase = 0
         var kills = 0
         var restarts = 0
         var terminated = 0
@@ -93,11 +98,17 @@ struct ChaosTests {
             chaotic.paidTwice <= (chaotic.kills + chaotic.terminated) * 3,
             "\(chaotic.paidTwice) chunks answered twice: more than \(chaotic.kills) killed and \(chaotic.terminated) stopped workers had in flight")
         #expect(clean.paidTwice == 0)
+        // The database restart must cost no answer: writes are retried with the answer in memory.
+        #expect(chaotic.lostToDatabase == 0, "\(chaotic.lostToDatabase) answers lost to the database restart")
+        #expect(chaotic.discarded["database"] == nil)
+        let recorded = chaotic.discarded.values.reduce(0, +)
         print("""
             chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
             \(chaotic.terminated) SIGTERM, \(Self.faults.count) faults (503, reset x2, 429 Retry-After, 500, 408, truncated body, \
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
-            answered twice; \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
+            answered twice (\(recorded) thrown away by a live worker \(chaotic.discarded.sorted { $0.key < $1.key }), \
+            \(chaotic.paidTwice - recorded) in flight at a kill or stop, \(chaotic.lostToDatabase) lost to the database); \
+            \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
             \(clean.paidTwice) answered twice, \(String(format: "%.1f", clean.seconds)) s)
             """)
     }
@@ -125,11 +136,15 @@ struct ChaosTests {
             ]
             var run = Run()
             var serial = 0
+            // Every worker started, killed ones included, for their logs.
+            var started: [WorkerProcess] = []
             func start() throws -> WorkerProcess {
                 serial += 1
-                return try WorkerProcess(
+                let worker = try WorkerProcess(
                     id: "chaos-\(variant.rawValue.replacingOccurrences(of: " ", with: "-"))-\(chaos ? "on" : "off")-\(serial)",
                     environment: environment)
+                started.append(worker)
+                return worker
             }
             var workers = try (0..<3).map { _ in try start() }
             var client = database.client()
@@ -139,9 +154,9 @@ struct ChaosTests {
                     ids.append(("\(book) #\(copy)", try await WorkerTestDatabase(client: client).enqueue(FixtureBook.file(book).path)))
                 }
             }
-            let started = ContinuousClock.now
-            let deadline = started + .seconds(240)
-            var nextEvent = started + .seconds(1)
+            let startedAt = ContinuousClock.now
+            let deadline = startedAt + .seconds(240)
+            var nextEvent = startedAt + .seconds(1)
             // The restart and the SIGTERM come between the first kills, while the books are in work.
             var events = chaos ? ["kill", "restart", "kill", "sigterm"] + Array(repeating: "kill", count: max(0, kills - 2)) : []
             var finished = false
@@ -176,7 +191,7 @@ struct ChaosTests {
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            run.seconds = (ContinuousClock.now - started).seconds
+            run.seconds = (ContinuousClock.now - startedAt).seconds
             defer { workers.forEach { $0.signal(SIGKILL) } }
             #expect(finished, "the media did not finish within 240 s")
             let db = WorkerTestDatabase(client: client)
@@ -199,6 +214,12 @@ struct ChaosTests {
             }
             // Every answer beyond one per transcribed chunk was paid for twice.
             let transcribed = try await db.count("SELECT count(*) FROM chunks WHERE state = 'succeeded' AND $1 > 0", 1)
+            for row in try await client.query(
+                "SELECT answer_discarded, count(*) AS count FROM job_attempts WHERE answer_discarded IS NOT NULL AND $1 > 0 GROUP BY 1", [1])
+            {
+                run.discarded[try row.decode("answer_discarded", as: String.self)] = Int(try row.decode("count", as: Int64.self))
+            }
+            run.lostToDatabase = started.reduce(0) { $0 + $1.log.components(separatedBy: "could not store the chunk's answer; it is lost").count - 1 }
             await client.shutdown()
             run.requests = backend.requestCount
             run.answers = answers.total
