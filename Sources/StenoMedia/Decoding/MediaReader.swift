@@ -59,7 +59,14 @@ final class MediaReader {
             options["reconnect_on_network_error"] = "0"
             options["reconnect_delay_max"] = "2"
         }
-        let tables = sampleTables.flatMap { MP4Opening.prepare(location: location, options: options, reading: $0, logger: logger) }
+        let tables: MP4Opening?
+        do {
+            tables = try sampleTables.flatMap { reading throws(AVIOFailure) in
+                try MP4Opening.prepare(location: location, options: options, reading: reading, logger: logger)
+            }
+        } catch {
+            throw Self.refineOpeningError(FFmpegCall.error(for: error.code, "avio_open2", step: .opening, source: source), location: location)
+        }
         do {
             if let tables {
                 input = try InputFormatContext(io: tables.input, address: location.ffmpegAddress, source: source)

@@ -18,10 +18,12 @@ final class MP4Opening {
     }
 
     /// Nil when the data is not an MP4 file, has no long track, or cannot be read this way; the
-    /// caller opens it the ordinary way, which also reports any real problem with it.
-    static func prepare(location: MediaLocation, options: [String: String], reading: SampleTableReading, logger: Logger) -> MP4Opening? {
+    /// caller opens it the ordinary way, which also reports any problem with its contents.
+    /// Throws when the source cannot be opened at all (no such file, a server that refuses or
+    /// never answers): opening it again would only wait as long once more.
+    static func prepare(location: MediaLocation, options: [String: String], reading: SampleTableReading, logger: Logger) throws(AVIOFailure) -> MP4Opening? {
+        let bytes = try ByteInput(address: location.ffmpegAddress, options: options)
         do throws(AVIOFailure) {
-            let bytes = try ByteInput(address: location.ffmpegAddress, options: options)
             guard let layout = try MP4Layout.read(from: bytes) else { return nil }
             var heads: [Int32: MP4Head] = [:]
             for track in layout.tracks where track.sampleCount > reading.tracksLongerThan {
