@@ -65,14 +65,14 @@ import Glibc
         let garbage = try FaultServer(replies: [], then: .garbage)
         let truncated = try FaultServer(replies: [], then: .truncated(status: 200, body: Array("{\"text\":".utf8), declaredLength: 100))
         let paths: [(String, String, [UInt8])] = [
-            ("connection refused", "http://127.0.0.1:\(closedPort)", TestBackend.chunk.audio),
-            ("dns", "http://steno-backend.invalid", TestBackend.chunk.audio),
-            ("tls", "https://127.0.0.1:\(hanging.port)", TestBackend.chunk.audio),
-            ("timeout", hanging.baseURL, TestBackend.chunk.audio),
+            ("connection refused", "http://127.0.0.1:\(closedPort)", TestBackend.chunkAudio),
+            ("dns", "http://steno-backend.invalid", TestBackend.chunkAudio),
+            ("tls", "https://127.0.0.1:\(hanging.port)", TestBackend.chunkAudio),
+            ("timeout", hanging.baseURL, TestBackend.chunkAudio),
             ("stall", stalling.baseURL, [UInt8](repeating: 0, count: 16 * 1024 * 1024)),
-            ("reset", resetting.baseURL, TestBackend.chunk.audio),
-            ("garbage", garbage.baseURL, TestBackend.chunk.audio),
-            ("truncated", truncated.baseURL, TestBackend.chunk.audio),
+            ("reset", resetting.baseURL, TestBackend.chunkAudio),
+            ("garbage", garbage.baseURL, TestBackend.chunkAudio),
+            ("truncated", truncated.baseURL, TestBackend.chunkAudio),
         ]
         for (path, url, audio) in paths {
             let logs = LogCapture()

@@ -45,7 +45,8 @@ enum TestBackend {
         return total
     }
 
-    static let chunk = TranscriptionRequest(audio: WAVFile.tone(duration: .milliseconds(250)), format: .wav, duration: .milliseconds(250))
+    static let chunkAudio = WAVFile.tone(duration: .milliseconds(250))
+    static let chunk = TranscriptionRequest(audio: chunkAudio, format: .wav, duration: .milliseconds(250))
 
     /// How long `body` took, with its outcome.
     static func timed<T>(_ body: () async throws -> T) async -> (Result<T, TranscriptionError>, Duration) {

@@ -1,7 +1,9 @@
 extension TranscriptionClient {
     /// The multipart form for one chunk: `file` named with the format's extension, `model`, and
     /// the optional fields the configuration and request call for.
-    func httpRequest(for request: TranscriptionRequest, model: String, format: TranscriptionResponseFormat, timeout: Duration) -> HTTPRequest {
+    func httpRequest(
+        for request: TranscriptionRequest, audio: [UInt8], model: String, format: TranscriptionResponseFormat, timeout: Duration
+    ) -> HTTPRequest {
         var fields: [(name: String, value: String)] = [
             ("model", model),
             ("response_format", format.rawValue),
@@ -30,7 +32,9 @@ extension TranscriptionClient {
             url: configuration.endpointURL, headerLines: headers,
             body: .multipart(
                 fields: fields,
-                file: .init(field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: request.audio)),
+                file: .init(
+                    field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: audio,
+                    releasedAfterSending: request.audio.releasedAfterSending)),
             connectTimeout: configuration.limits.connect, totalTimeout: timeout, stallTimeout: configuration.limits.stall)
     }
 }

@@ -187,19 +187,37 @@ public final class TranscriptionClient: Sendable {
         }
     }
 
+    /// The transfer for one request. The audio's bytes are held here only until the transfer has
+    /// them: from then on curl's part is their only holder, and drops them once sent.
+    private func makeTransfer(
+        for request: TranscriptionRequest, model: String, format: TranscriptionResponseFormat, timeout: Duration, signal: CancellationSignal
+    ) async -> Result<CurlTransfer, TranscriptionError> {
+        let audio: [UInt8]
+        do {
+            audio = try await request.audio.bytesForTransfer()
+        } catch {
+            return .failure(TranscriptionError(
+                .clientFailure, .internal, "the chunk's audio could not be made again for this request: \(error)", backend: configuration.name))
+        }
+        do throws(CurlCallError) {
+            return .success(try CurlTransfer(
+                request: httpRequest(for: request, audio: audio, model: model, format: format, timeout: timeout), cancellation: signal))
+        } catch {
+            return .failure(TranscriptionError(.clientFailure, .internal, error.description, backend: configuration.name))
+        }
+    }
+
     /// One HTTP request with `model`, in the format that model is asked for now (a refusal of
     /// `verbose_json` changes it between two requests), its answer read into a transcription or
     /// classified as a failure.
     private func send(
         _ request: TranscriptionRequest, model: String, timeout: Duration, signal: CancellationSignal
     ) async -> Result<Transcription, TranscriptionError> {
-        let transfer: CurlTransfer
         let format = responseFormat(for: model)
-        do throws(CurlCallError) {
-            transfer = try CurlTransfer(
-                request: httpRequest(for: request, model: model, format: format, timeout: timeout), cancellation: signal)
-        } catch {
-            return .failure(TranscriptionError(.clientFailure, .internal, error.description, backend: configuration.name))
+        let transfer: CurlTransfer
+        switch await makeTransfer(for: request, model: model, format: format, timeout: timeout, signal: signal) {
+        case .success(let made): transfer = made
+        case .failure(let error): return .failure(error)
         }
         switch await engine.perform(transfer) {
         case .failure(let failure):

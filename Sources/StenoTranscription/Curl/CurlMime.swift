@@ -7,8 +7,9 @@ import Glibc
 ///
 /// Text fields are copied by curl when added. The file's bytes are not: curl reads them from
 /// the caller's array through a callback (`curl_mime_data_cb`), which keeps the array alive
-/// until curl frees the part, so a chunk's audio is held once, not once more per transfer.
-/// The body must outlive the transfer that posts it.
+/// until curl frees the part, so a chunk's audio is held once, not once more per transfer; or,
+/// with `releasedAfterSending`, only until curl has read the last byte (a rewind after that fails
+/// the transfer, and the caller's retry makes the bytes again).
 final class CurlMime {
     let pointer: OpaquePointer
 
@@ -28,10 +29,10 @@ final class CurlMime {
         try CurlCall.check(curl_mime_data(part, value, Int(CURL_ZERO_TERMINATED)), "curl_mime_data")
     }
 
-    func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8]) throws(CurlCallError) {
+    func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8], releasedAfterSending: Bool = false) throws(CurlCallError) {
         let part = try addPart(name: name)
         // Retained for curl; `curlMimeFree` releases it when the part is freed.
-        let source = Unmanaged.passRetained(CurlMimeSource(bytes)).toOpaque()
+        let source = Unmanaged.passRetained(CurlMimeSource(bytes, releasedAfterSending: releasedAfterSending)).toOpaque()
         let code = curl_mime_data_cb(part, curl_off_t(bytes.count), curlMimeRead, curlMimeSeek, curlMimeFree, source)
         if code != CURLE_OK {
             // curl did not take the callbacks, so it will not call the free one.
@@ -54,23 +55,36 @@ final class CurlMime {
 /// A file part's bytes and how far curl has read them; touched only by curl's callbacks, on the
 /// engine thread.
 private final class CurlMimeSource {
-    let bytes: [UInt8]
+    private(set) var bytes: [UInt8]
+    let count: Int
+    let releasedAfterSending: Bool
     var position = 0
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], releasedAfterSending: Bool) {
         self.bytes = bytes
+        self.count = bytes.count
+        self.releasedAfterSending = releasedAfterSending
+    }
+
+    /// Whether the bytes are gone, sent and dropped.
+    var released: Bool { releasedAfterSending && bytes.count != count }
+
+    func releaseIfSent() {
+        if releasedAfterSending && position == count { bytes = [] }
     }
 }
 
 private func curlMimeRead(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let buffer, let context else { return 0 }
     let source = Unmanaged<CurlMimeSource>.fromOpaque(context).takeUnretainedValue()
-    let length = min(size * count, source.bytes.count - source.position)
+    guard !source.released else { return 0 }
+    let length = min(size * count, source.count - source.position)
     guard length > 0 else { return 0 }
     source.bytes.withUnsafeBytes { bytes in
         UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + source.position, byteCount: length)
     }
     source.position += length
+    source.releaseIfSent()
     return length
 }
 
@@ -78,7 +92,9 @@ private func curlMimeSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_of
     guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
     let source = Unmanaged<CurlMimeSource>.fromOpaque(context).takeUnretainedValue()
     // curl rewinds a part to send it again (a retried connection); it only seeks from the start.
-    guard origin == SEEK_SET, offset >= 0, offset <= source.bytes.count else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    guard origin == SEEK_SET, offset >= 0, offset <= source.count else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    // Sent and dropped: only a seek to the end (nothing more to send) can be honoured.
+    if source.released && offset != source.count { return Int32(CURL_SEEKFUNC_CANTSEEK) }
     source.position = Int(offset)
     return Int32(CURL_SEEKFUNC_OK)
 }

@@ -40,7 +40,9 @@ final class CurlTransfer: @unchecked Sendable {
             for field in fields {
                 try mime.addField(name: field.name, value: field.value)
             }
-            try mime.addFile(name: file.field, fileName: file.fileName, contentType: file.contentType, bytes: file.bytes)
+            try mime.addFile(
+                name: file.field, fileName: file.fileName, contentType: file.contentType, bytes: file.bytes,
+                releasedAfterSending: file.releasedAfterSending)
             try easy.set(mime: mime)
             self.mime = mime
         case .bytes(let bytes):

@@ -6,6 +6,8 @@ struct HTTPRequest: Sendable {
         var fileName: String
         var contentType: String
         var bytes: [UInt8]
+        /// Dropped by the transfer once sent (`UploadAudio`); the transfer then cannot rewind.
+        var releasedAfterSending = false
     }
 
     enum Body: Sendable {

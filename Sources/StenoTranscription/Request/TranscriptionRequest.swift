@@ -1,6 +1,6 @@
 /// One encoded chunk to transcribe, with the hints that make the result better.
 public struct TranscriptionRequest: Sendable {
-    public var audio: [UInt8]
+    public var audio: UploadAudio
     public var format: AudioFormat
     /// The chunk's length; gives the whole-chunk segment its end when the backend returns no
     /// timestamps, and the cost when the backend reports no usage.
@@ -24,8 +24,16 @@ public struct TranscriptionRequest: Sendable {
         audio: [UInt8], format: AudioFormat, duration: Duration? = nil, language: String? = nil,
         prompt: String? = nil, model: String? = nil, temperature: Double? = nil
     ) {
+        self.init(upload: UploadAudio(audio), format: format, duration: duration, language: language, prompt: prompt, model: model, temperature: temperature)
+    }
+
+    /// A request whose audio may be dropped once sent and remade for a retry (`UploadAudio`).
+    public init(
+        upload: UploadAudio, format: AudioFormat, duration: Duration? = nil, language: String? = nil,
+        prompt: String? = nil, model: String? = nil, temperature: Double? = nil
+    ) {
         self.model = model
-        self.audio = audio
+        self.audio = upload
         self.format = format
         self.duration = duration
         self.language = language

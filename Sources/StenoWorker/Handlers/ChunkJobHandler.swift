@@ -78,33 +78,32 @@ public struct ChunkJobHandler: JobHandler {
         let range = MediaTime(storedSeconds: chunk.start)..<MediaTime(storedSeconds: chunk.end)
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
-        // Only the bytes are kept, once: the request shares them, and curl reads them in place.
-        // They live only until the answer: eight jobs writing answers or waiting on the database
-        // hold no audio (3.6 MB for 180 s of FLAC each).
-        let encodedBytes: Int
-        let result: TranscriptionResult
+        // The encoded bytes are held once: the request shares them and curl reads them in place,
+        // then drops them once sent, so a job waiting for the backend's answer holds no audio
+        // (3.6 MB for 180 s of FLAC); a retry encodes the chunk again.
+        let encode: @Sendable () async throws -> [UInt8] = { [extraction, format] in
+            try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
+        }
+        let upload: UploadAudio
         do {
-            let audio: [UInt8]
-            do {
-                audio = try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
-            } catch let error as MediaError where error.code == .encodedTooLarge {
-                return try await split(chunk, range: range, file: file, context: context, error: error)
-            }
-            // The open input holds buffers and codecs: closed before the upload, so that open
-            // inputs are bounded by the extraction slots, not by the jobs waiting on the backend.
-            await file.close()
-            try context.checkCancellation()
-            encodedBytes = audio.count
-            var request = TranscriptionRequest(
-                audio: audio, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
-                language: chunk.language, prompt: chunk.prompt, model: chunk.model)
-            if let watch = context.leaseWatch {
-                let cancellation = context.cancellation
-                request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
-            }
-            result = try await requests.withPermit(classify: Self.congestion) {
-                try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
-            }
+            upload = UploadAudio(try await encode(), remake: encode)
+        } catch let error as MediaError where error.code == .encodedTooLarge {
+            return try await split(chunk, range: range, file: file, context: context, error: error)
+        }
+        // The open input holds buffers and codecs: closed before the upload, so that open
+        // inputs are bounded by the extraction slots, not by the jobs waiting on the backend.
+        await file.close()
+        try context.checkCancellation()
+        let encodedBytes = upload.count
+        var request = TranscriptionRequest(
+            upload: upload, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
+            language: chunk.language, prompt: chunk.prompt, model: chunk.model)
+        if let watch = context.leaseWatch {
+            let cancellation = context.cancellation
+            request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
+        }
+        let result = try await requests.withPermit(classify: Self.congestion) {
+            try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         }
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
         if outages.outage(of: result.backend) != nil {
