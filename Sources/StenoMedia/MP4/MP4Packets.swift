@@ -14,6 +14,7 @@ final class MP4Packets: AudioPackets {
     /// last one's duration to it.
     private let editEnd: Int64?
     private var readsFile = false
+    private static let largestSample = 16 * 1024 * 1024
 
     /// Nil when the demuxer's index of the head does not match the tables sample for sample:
     /// the reader then opens the file the ordinary way.
@@ -99,7 +100,9 @@ final class MP4Packets: AudioPackets {
         } catch {
             return error.code
         }
-        guard sample.size < Int(Int32.max) else { return steno_averror_invaliddata() }
+        // An audio packet is a few kilobytes; a table naming a huge one is damaged, and would
+        // otherwise have the worker allocate it.
+        guard sample.size <= Self.largestSample else { return steno_averror_invaliddata() }
         let allocated = av_new_packet(packet, Int32(sample.size))
         guard allocated >= 0 else { return allocated }
         let filled: Int
