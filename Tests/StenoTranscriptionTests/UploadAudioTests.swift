@@ -55,6 +55,23 @@ import Testing
         #expect(Self.uploads(server) == [Self.audio])
     }
 
+    @Test("audio a failed request never sent in full is given back and sent again without being made again")
+    func givenBackWhenUnsent() async throws {
+        let server = try FaultServer(replies: [.stallUpload(afterBytes: 32 * 1024)])
+        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL, stall: .milliseconds(500)))
+        let remakes = Remakes()
+        // Larger than any socket buffer, so that the stalled upload cannot have been sent whole.
+        let large = [UInt8](repeating: 7, count: 8 * 1024 * 1024)
+        let upload = UploadAudio(large) {
+            remakes.count.add(1, ordering: .relaxed)
+            return large
+        }
+        let (result, _) = await TestBackend.timed { try await client.transcribe(Self.request(upload)) }
+        #expect(result.success?.requests == 2)
+        #expect(remakes.count.load(ordering: .relaxed) == 0)
+        #expect(Self.uploads(server).last == large)
+    }
+
     @Test("audio that cannot be made again is kept for every request")
     func keptWithoutRemake() async throws {
         let server = try FaultServer(replies: [Self.overloaded])

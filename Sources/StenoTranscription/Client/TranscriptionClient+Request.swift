@@ -34,7 +34,7 @@ extension TranscriptionClient {
                 fields: fields,
                 file: .init(
                     field: "file", fileName: request.format.fileName, contentType: request.format.mimeType, bytes: audio,
-                    releasedAfterSending: request.audio.releasedAfterSending)),
+                    owner: request.audio.releasedAfterSending ? request.audio : nil)),
             connectTimeout: configuration.limits.connect, totalTimeout: timeout, stallTimeout: configuration.limits.stall)
     }
 }

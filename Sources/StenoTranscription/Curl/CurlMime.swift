@@ -29,10 +29,10 @@ final class CurlMime {
         try CurlCall.check(curl_mime_data(part, value, Int(CURL_ZERO_TERMINATED)), "curl_mime_data")
     }
 
-    func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8], releasedAfterSending: Bool = false) throws(CurlCallError) {
+    func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8], owner: UploadAudio? = nil) throws(CurlCallError) {
         let part = try addPart(name: name)
         // Retained for curl; `curlMimeFree` releases it when the part is freed.
-        let source = Unmanaged.passRetained(CurlMimeSource(bytes, releasedAfterSending: releasedAfterSending)).toOpaque()
+        let source = Unmanaged.passRetained(CurlMimeSource(bytes, owner: owner)).toOpaque()
         let code = curl_mime_data_cb(part, curl_off_t(bytes.count), curlMimeRead, curlMimeSeek, curlMimeFree, source)
         if code != CURLE_OK {
             // curl did not take the callbacks, so it will not call the free one.
@@ -57,13 +57,20 @@ final class CurlMime {
 private final class CurlMimeSource {
     private(set) var bytes: [UInt8]
     let count: Int
-    let releasedAfterSending: Bool
+    /// Set when the bytes are dropped once sent, and handed back if they never were.
+    let owner: UploadAudio?
     var position = 0
 
-    init(_ bytes: [UInt8], releasedAfterSending: Bool) {
+    init(_ bytes: [UInt8], owner: UploadAudio?) {
         self.bytes = bytes
         self.count = bytes.count
-        self.releasedAfterSending = releasedAfterSending
+        self.owner = owner
+    }
+
+    var releasedAfterSending: Bool { owner != nil }
+
+    deinit {
+        if let owner, !released { owner.giveBack(bytes) }
     }
 
     /// Whether the bytes are gone, sent and dropped.

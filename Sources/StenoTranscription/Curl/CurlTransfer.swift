@@ -42,7 +42,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
             try mime.addFile(
                 name: file.field, fileName: file.fileName, contentType: file.contentType, bytes: file.bytes,
-                releasedAfterSending: file.releasedAfterSending)
+                owner: file.owner)
             try easy.set(mime: mime)
             self.mime = mime
         case .bytes(let bytes):

@@ -6,8 +6,9 @@ struct HTTPRequest: Sendable {
         var fileName: String
         var contentType: String
         var bytes: [UInt8]
-        /// Dropped by the transfer once sent (`UploadAudio`); the transfer then cannot rewind.
-        var releasedAfterSending = false
+        /// When set, the transfer drops the bytes once sent (it then cannot rewind), and gives
+        /// them back here when it ends without having sent them all.
+        var owner: UploadAudio?
     }
 
     enum Body: Sendable {

@@ -21,6 +21,14 @@ public final class UploadAudio: Sendable {
     /// Whether a transfer may drop the bytes once sent.
     var releasedAfterSending: Bool { remake != nil }
 
+    /// Takes back bytes a transfer never sent in full (a refused connection, an outage probe),
+    /// so that the next request sends them without encoding the chunk again.
+    func giveBack(_ bytes: [UInt8]) {
+        held.withLock { held in
+            if held == nil { held = bytes }
+        }
+    }
+
     /// The bytes for one transfer: the held ones (no longer held here when they can be remade),
     /// or made again.
     func bytesForTransfer() async throws -> [UInt8] {

@@ -141,7 +141,9 @@ public final class WorkerRuntime: Service, Sendable {
     /// How long the heartbeat, rescue and notice loops may take to stop after the drain, and the
     /// final `stopped` write may take: a database that is away cannot hold the exit longer.
     static let loopStopLimit = Duration.seconds(1)
-    static let deregisterLimit = Duration.seconds(2)
+    /// 5 s: a worker stopped just after a database restart waits for its pool to reconnect
+    /// first, which took more than 2 s in the container test once (its row stayed `running`).
+    static let deregisterLimit = Duration.seconds(5)
 
     /// Waits for `tasks` up to `limit`; then cancels them (and calls `onTimeout`) and returns
     /// without waiting further: a statement stuck on a database that is away may take its
