@@ -24,6 +24,8 @@ public final class WorkerRuntime: Service, Sendable {
     private let jobs: JobStore
     private let runner: JobRunner
     private let inFlight = InFlightJobs()
+    /// When the grace period that began with SIGTERM ends.
+    private let shutdownDeadline = Mutex<ContinuousClock.Instant?>(nil)
     private let pause = BackendPause()
     private let outages = KnownOutages()
     /// Chunk uploads in flight towards the backend, narrowed by timeouts (AIMD); `/metrics`.
@@ -117,6 +119,8 @@ public final class WorkerRuntime: Service, Sendable {
             listening.cancel()
             await listening.value
         } onGracefulShutdown: {
+            let deadline = ContinuousClock.now + self.configuration.gracePeriod
+            self.shutdownDeadline.withLock { $0 = $0 ?? deadline }
             self.draining.store(true, ordering: .releasing)
             self.claimWakeup.wake()
         }
@@ -127,12 +131,15 @@ public final class WorkerRuntime: Service, Sendable {
         let workerID = configuration.workerID
         let deregistering = Task { try await store.deregister(workerID: workerID) }
         let marked = Mutex<Result<Void, any Error>?>(nil)
-        await Self.finish([Task { let result = await deregistering.result; marked.withLock { $0 = result } }], within: Self.deregisterLimit) {
+        // What the drain left of the grace period, and at least `deregisterLimit`: a worker
+        // stopped just after a database restart waits for its pool to reconnect first.
+        let limit = max(Self.deregisterLimit, shutdownDeadline.withLock { $0 }.map { $0 - ContinuousClock.now } ?? .zero)
+        await Self.finish([Task { let result = await deregistering.result; marked.withLock { $0 = result } }], within: limit) {
             deregistering.cancel()
         }
         switch marked.withLock({ $0 }) {
         case .failure(let error)?: logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
-        case nil: logger.error("could not mark the worker stopped within \(Self.deregisterLimit): the database did not answer")
+        case nil: logger.error("could not mark the worker stopped within \(limit): the database did not answer")
         case .success?: break
         }
         logger.info("worker stopped")
@@ -141,9 +148,10 @@ public final class WorkerRuntime: Service, Sendable {
     /// How long the heartbeat, rescue and notice loops may take to stop after the drain, and the
     /// final `stopped` write may take: a database that is away cannot hold the exit longer.
     static let loopStopLimit = Duration.seconds(1)
-    /// 5 s: a worker stopped just after a database restart waits for its pool to reconnect
-    /// first, which took more than 2 s in the container test once (its row stayed `running`).
-    static let deregisterLimit = Duration.seconds(5)
+    /// The least time the final `stopped` write gets; it also gets what the drain left of the
+    /// grace period (after a database restart the pool may take several seconds to reconnect:
+    /// the container test's row stayed `running` with 2 s and with 5 s).
+    static let deregisterLimit = Duration.seconds(2)
 
     /// Waits for `tasks` up to `limit`; then cancels them (and calls `onTimeout`) and returns
     /// without waiting further: a statement stuck on a database that is away may take its
