@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "steno-asr", targets: ["steno-asr"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
+        .library(name: "StenoStore", targets: ["StenoStore"]),
         .library(name: "StenoMedia", targets: ["StenoMedia"]),
         .library(name: "StenoTranscription", targets: ["StenoTranscription"]),
         .library(name: "StenoWorker", targets: ["StenoWorker"]),
@@ -42,10 +43,17 @@ let package = Package(
         // Pure Swift: domain types and logic, no C and no I/O.
         .target(name: "StenoCore"),
 
-        // libpq wrapper, migration runner and the job store.
+        // libpq wrapper: connections, the pool, LISTEN/NOTIFY, queries and migrations. No domain SQL.
         .target(
             name: "StenoPostgres",
             dependencies: ["CLibPQ", "StenoCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // Every statement about media, chapters, chunks, segments, jobs, attempts and workers:
+        // each state transition is written here once, for the worker and the CLI alike.
+        .target(
+            name: "StenoStore",
+            dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")]
         ),
 
         // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
@@ -89,6 +97,7 @@ let package = Package(
             dependencies: [
                 "StenoCore",
                 "StenoPostgres",
+                "StenoStore",
                 "StenoMedia",
                 "StenoTranscription",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -103,6 +112,7 @@ let package = Package(
             dependencies: [
                 "StenoCore",
                 "StenoPostgres",
+                "StenoStore",
                 "StenoMedia",
                 "StenoTranscription",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -118,6 +128,7 @@ let package = Package(
                 "StenoWorker",
                 "StenoMedia",
                 "StenoPostgres",
+                "StenoStore",
                 "StenoTranscription",
                 "StenoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -129,7 +140,11 @@ let package = Package(
         // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
         .executableTarget(
             name: "steno-bench",
-            dependencies: ["StenoMedia", "StenoCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StenoMedia", "StenoStore", "StenoPostgres", "StenoCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "bench/Sources/steno-bench"
         ),
 
@@ -140,6 +155,7 @@ let package = Package(
         ),
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
+        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoTranscriptionTests",
@@ -150,11 +166,11 @@ let package = Package(
             name: "StenoASRTests",
             dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoTestSupport"]
         ),
-        .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoTestSupport"]),
+        .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [
-                "StenoWorker", "StenoASR", "StenoPostgres", "StenoMedia", "StenoTranscription", "StenoCore", "StenoTestSupport",
+                "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoCore", "StenoTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

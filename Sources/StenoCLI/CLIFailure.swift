@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import StenoMedia
 import StenoPostgres
+import StenoStore
 
 /// Turns an error into a one-line message on stderr and a documented exit code; no stack traces.
 enum CLIFailure {

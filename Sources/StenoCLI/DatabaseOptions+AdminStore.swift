@@ -1,5 +1,6 @@
 import Logging
 import StenoPostgres
+import StenoStore
 
 extension DatabaseOptions {
     /// Connects, checks that the schema is migrated far enough, runs `body`, and closes the pool.

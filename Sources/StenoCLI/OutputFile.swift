@@ -1,5 +1,6 @@
 import Foundation
 import StenoPostgres
+import StenoStore
 
 /// Writes a command's output where the user asked, and says so when it could not: a full disk,
 /// a closed pipe or a missing folder is an error with the system's reason, never a success.

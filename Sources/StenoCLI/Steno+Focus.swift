@@ -1,5 +1,6 @@
 import ArgumentParser
 import StenoPostgres
+import StenoStore
 
 extension Steno {
     struct Focus: AsyncParsableCommand {

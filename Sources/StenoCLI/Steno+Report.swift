@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 
 extension Steno {
     struct Report: AsyncParsableCommand {

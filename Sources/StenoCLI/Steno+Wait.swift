@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StenoCore
 import StenoPostgres
+import StenoStore
 
 extension Steno {
     struct Wait: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StenoCore
+import StenoStore
 
 extension Steno {
     struct Workers: AsyncParsableCommand {

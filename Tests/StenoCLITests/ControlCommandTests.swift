@@ -1,13 +1,14 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import Testing
 
 @Suite("steno focus, cancel, retry and delete")
 struct ControlCommandTests {
     static func jobPriorities(_ client: PostgresClient, chapterID: Int64) async throws -> [Int] {
-        try await client.query("SELECT priority FROM jobs WHERE chapter_id = $1 AND state IN ('queued', 'running') ORDER BY id", [chapterID])
+        try await client.query("SELECT priority FROM jobs WHERE chapter_id = \(chapterID) AND state IN ('queued', 'running') ORDER BY id")
             .map { try $0.decode("priority", as: Int.self) }
     }
 
@@ -108,10 +109,10 @@ struct ControlCommandTests {
 
             let running = try #require(try await JobStore(client: client).job(moby.chunkJobIDs[1][1]))
             #expect(running.state == .running && running.cancelRequested)
-            #expect(try await client.query("SELECT state FROM media WHERE id = $1", [moby.mediaID]).single().decode("state", as: String.self) == "cancelled")
-            let chapterStates = try await client.query("SELECT state FROM chapters WHERE media_id = $1 ORDER BY index", [moby.mediaID]).map { try $0.decode("state", as: String.self) }
+            #expect(try await client.query("SELECT state FROM media WHERE id = \(moby.mediaID)").single().decode("state", as: String.self) == "cancelled")
+            let chapterStates = try await client.query("SELECT state FROM chapters WHERE media_id = \(moby.mediaID) ORDER BY index").map { try $0.decode("state", as: String.self) }
             #expect(chapterStates == ["succeeded", "cancelled", "failed"])
-            let chunkStates = try await client.query("SELECT state FROM chunks WHERE media_id = $1 ORDER BY chapter_id, index", [moby.mediaID]).map { try $0.decode("state", as: String.self) }
+            let chunkStates = try await client.query("SELECT state FROM chunks WHERE media_id = \(moby.mediaID) ORDER BY chapter_id, index").map { try $0.decode("state", as: String.self) }
             #expect(chunkStates == ["succeeded", "succeeded", "succeeded", "cancelled", "failed", "succeeded"])
 
             let again = try await database.steno(["cancel", String(moby.mediaID)])
@@ -133,7 +134,7 @@ struct ControlCommandTests {
             #expect(result.standardOutput.contains("cancelled chapter 2 of media \(book.mediaID): 2 queued job(s) cancelled"))
             #expect(try await Self.jobPriorities(client, chapterID: book.chapterIDs[1]).isEmpty)
             #expect(try await Self.jobPriorities(client, chapterID: book.chapterIDs[0]).count == 2)
-            #expect(try await client.query("SELECT state FROM media WHERE id = $1", [book.mediaID]).single().decode("state", as: String.self) == "transcribing")
+            #expect(try await client.query("SELECT state FROM media WHERE id = \(book.mediaID)").single().decode("state", as: String.self) == "transcribing")
 
             #expect(try await database.steno(["cancel", String(book.mediaID), "--chapter", "1"]).status == 0)
             let last = try await database.steno(["cancel", String(book.mediaID), "--chapter", "3", "--json"])
@@ -170,9 +171,9 @@ struct ControlCommandTests {
             #expect(job.errorClass == nil)
             let splitJob = try #require(try await JobStore(client: client).job(moby.chunkJobIDs[1][1]))
             #expect(splitJob.state == .failed, "the split chunk's too-large job is not sent again")
-            let chunkStates = try await client.query("SELECT state FROM chunks WHERE media_id = $1 ORDER BY chapter_id, index", [moby.mediaID]).map { try $0.decode("state", as: String.self) }
+            let chunkStates = try await client.query("SELECT state FROM chunks WHERE media_id = \(moby.mediaID) ORDER BY chapter_id, index").map { try $0.decode("state", as: String.self) }
             #expect(chunkStates == ["succeeded", "succeeded", "succeeded", "split", "succeeded", "succeeded", "queued", "succeeded"])
-            let chapterStates = try await client.query("SELECT state, error_message FROM chapters WHERE media_id = $1 ORDER BY index", [moby.mediaID])
+            let chapterStates = try await client.query("SELECT state, error_message FROM chapters WHERE media_id = \(moby.mediaID) ORDER BY index")
             #expect(try chapterStates.map { try $0.decode("state", as: String.self) } == ["succeeded", "succeeded", "transcribing"])
             #expect(try chapterStates[2].decode("error_message", as: String?.self) == nil)
             // The claim sees it: a worker picks the requeued chunk up.
@@ -247,7 +248,7 @@ struct ControlCommandTests {
                      + (SELECT count(*) FROM job_attempts a WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = a.job_id)) AS n
                 """).single()
             #expect(try orphans.decode("n", as: Int.self) == 0)
-            #expect(try await client.query("SELECT count(*) AS n FROM jobs WHERE media_id = $1", [kept.mediaID]).single().decode("n", as: Int.self) == 3)
+            #expect(try await client.query("SELECT count(*) AS n FROM jobs WHERE media_id = \(kept.mediaID)").single().decode("n", as: Int.self) == 3)
             // A worker that still held the deleted job's lease finds nothing to finish.
             #expect(try await JobStore(client: client).complete(JobLease(jobID: moby.chunkJobIDs[1][1], owner: TestMediaBuilder.worker, attempt: 1)) == false)
 

@@ -71,10 +71,10 @@ struct EnqueueCommandTests {
 
             let forced = try await database.steno(["enqueue", other, file, "--force"])
             #expect(forced.status == 0, "\(forced.standardError)")
-            #expect(try await client.query("SELECT count(*) AS n FROM media WHERE source = $1", [file]).single().decode("n", as: Int.self) == 2)
+            #expect(try await client.query("SELECT count(*) AS n FROM media WHERE source = \(file)").single().decode("n", as: Int.self) == 2)
 
             // A source that finished may be enqueued again without --force.
-            try await client.query("UPDATE media SET state = 'succeeded' WHERE source = $1", [other])
+            try await client.query("UPDATE media SET state = 'succeeded' WHERE source = \(other)")
             #expect(try await database.steno(["enqueue", other]).status == 0)
             await client.shutdown()
         }

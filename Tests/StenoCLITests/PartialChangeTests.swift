@@ -16,7 +16,7 @@ struct PartialChangeTests {
             #expect(result.status == 2, "\(result.standardError)")
             #expect(result.standardError.contains("99998, 99999"), "\(result.standardError)")
             #expect(result.standardError.contains("nothing was changed"), "\(result.standardError)")
-            let state: String = try await client.query("SELECT state FROM media WHERE id = $1", [failed]).single().decode("state")
+            let state: String = try await client.query("SELECT state FROM media WHERE id = \(failed)").single().decode("state")
             #expect(state == "failed", "media \(failed) was changed by a command that failed")
             await client.shutdown()
         }

@@ -57,7 +57,7 @@ struct ProgressCommandTests {
             let job = try await TestMediaBuilder.insertJob(
                 client, kind: "chunk", state: "queued", mediaID: media.mediaID, attempts: 2, errorClass: "transient",
                 errorMessage: "HTTP 503: backend busy")
-            try await client.query("UPDATE jobs SET run_at = now() + interval '90 seconds' WHERE id = $1", [job])
+            try await client.query("UPDATE jobs SET run_at = now() + interval '90 seconds' WHERE id = \(job)")
 
             let text = try await database.steno(["status", String(media.mediaID)])
             #expect(text.status == 0, "\(text.standardError)")
@@ -227,10 +227,10 @@ struct WaitCommandTests {
             // Finish the media only once the command listens, so that only the notification can wake it.
             try await Self.waitForListener(client)
             try await client.withTransaction { connection in
-                try await connection.query("UPDATE chunks SET state = 'succeeded', finished_at = now() WHERE media_id = $1", [media.mediaID])
-                try await connection.query("UPDATE chapters SET state = 'succeeded', finished_at = now() WHERE media_id = $1", [media.mediaID])
-                try await connection.query("UPDATE media SET state = 'succeeded', finished_at = now() WHERE id = $1", [media.mediaID])
-                try await connection.query("SELECT pg_notify('steno_media', $1)", [String(media.mediaID)])
+                try await connection.query("UPDATE chunks SET state = 'succeeded', finished_at = now() WHERE media_id = \(media.mediaID)")
+                try await connection.query("UPDATE chapters SET state = 'succeeded', finished_at = now() WHERE media_id = \(media.mediaID)")
+                try await connection.query("UPDATE media SET state = 'succeeded', finished_at = now() WHERE id = \(media.mediaID)")
+                try await connection.query("SELECT pg_notify('steno_media', \(String(media.mediaID)))")
             }
             let result = try await waited
             #expect(result.status == 0, "\(result.standardError)")

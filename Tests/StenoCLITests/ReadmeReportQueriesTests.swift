@@ -73,7 +73,7 @@ struct ReadmeReportQueriesTests {
             let client = database.client()
             try await Self.fill(client)
             for query in Self.queries {
-                let rows = try await client.query(query.sql)
+                let rows = try await client.query(query.sql, [])
                 #expect(!rows.isEmpty, "\(query.title)")
             }
             if let output = ProcessInfo.processInfo.environment["STENO_README_REPORT_OUTPUT"], !output.isEmpty {

@@ -110,7 +110,7 @@ struct ReportCommandTests {
                 try await connection.query("SET ROLE steno_reporting")
                 for view in ["steno_queue", "steno_progress", "steno_chapter_progress", "steno_throughput", "steno_latency", "steno_failures",
                              "steno_costs", "steno_worker_status"] {
-                    try await connection.query("SELECT * FROM \(view) LIMIT 1")
+                    try await connection.query("SELECT * FROM \(view) LIMIT 1", [])
                 }
                 await #expect(throws: PostgresError.self) {
                     try await connection.query("UPDATE media SET state = 'failed'")

@@ -53,10 +53,10 @@ struct JobVocabularyTests {
 @Suite("AnswerDisposal")
 struct AnswerDisposalTests {
     @Test("an answer is written while its chunk is unfinished, and otherwise discarded with the reason", arguments: [
-        ("queued", nil), ("running", nil), ("succeeded", AnswerDisposal.DiscardReason.alreadyAnswered),
-        ("cancelled", .chunkEnded), ("split", .chunkEnded), ("failed", .chunkEnded), (nil, .chunkEnded),
-    ] as [(String?, AnswerDisposal.DiscardReason?)])
-    func discardReason(state: String?, expected: AnswerDisposal.DiscardReason?) {
+        (.queued, nil), (.running, nil), (.succeeded, AnswerDisposal.DiscardReason.alreadyAnswered),
+        (.cancelled, .chunkEnded), (.split, .chunkEnded), (.failed, .chunkEnded), (nil, .chunkEnded),
+    ] as [(ChunkState?, AnswerDisposal.DiscardReason?)])
+    func discardReason(state: ChunkState?, expected: AnswerDisposal.DiscardReason?) {
         #expect(AnswerDisposal.discardReason(forChunkState: state) == expected)
     }
 }

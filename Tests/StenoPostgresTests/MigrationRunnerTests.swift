@@ -82,20 +82,20 @@ struct MigrationRunnerTests {
             let owner = "t_owner_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
             let admin = try await PostgresConnection.connect(configuration: database.configuration)
             for role in ["steno_worker", "steno_admin", "steno_reporting"] {
-                try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$")
+                try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$", [])
             }
             // Generated names, never user input: safe as identifiers.
-            try await admin.query("CREATE ROLE \(owner) LOGIN NOCREATEROLE NOSUPERUSER")
-            try await admin.query("ALTER DATABASE \(database.name) OWNER TO \(owner)")
+            try await admin.query("CREATE ROLE \(owner) LOGIN NOCREATEROLE NOSUPERUSER", [])
+            try await admin.query("ALTER DATABASE \(database.name) OWNER TO \(owner)", [])
             let connection = try await PostgresConnection.connect(configuration: database.connecting(as: owner).configuration)
             let applied = try await MigrationRunner(migrations: migrations).migrate(on: connection)
             #expect(applied.map(\.version) == migrations.map(\.version))
             await connection.close()
-            try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [owner])
+            try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(owner)")
             await admin.close()
             try await database.drop()
             let cluster = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: try TestDatabase.clusterConnectionString()))
-            try await cluster.query("DROP ROLE IF EXISTS \(owner)")
+            try await cluster.query("DROP ROLE IF EXISTS \(owner)", [])
             await cluster.close()
         }
     }

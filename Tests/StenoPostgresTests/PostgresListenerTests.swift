@@ -30,8 +30,7 @@ struct PostgresListenerTests {
 
             // Kill the listener's session from outside, as a failover or an admin would.
             let killed = try await client.query(
-                "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE pid = $1",
-                [try await listenerBackend(client)]
+                "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE pid = \(await listenerBackend(client))"
             ).single().decode("killed", as: Bool.self)
             #expect(killed)
 

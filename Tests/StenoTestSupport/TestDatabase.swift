@@ -40,7 +40,7 @@ public struct TestDatabase: Sendable {
         let name = "steno_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let admin = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: cluster))
         // The name is generated above, never user input, so it is safe as an identifier.
-        try await admin.query("CREATE DATABASE \(name)")
+        try await admin.query("CREATE DATABASE \(name)", [])
         await admin.close()
         let database = TestDatabase(
             name: name,
@@ -66,7 +66,7 @@ public struct TestDatabase: Sendable {
         let login = "t_" + role + "_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let admin = try await PostgresConnection.connect(configuration: configuration)
         // Generated names and a fixed role list, never user input: safe as identifiers.
-        try await admin.query("CREATE ROLE \(login) LOGIN IN ROLE \(role)")
+        try await admin.query("CREATE ROLE \(login) LOGIN IN ROLE \(role)", [])
         await admin.close()
         do {
             let result = try await body(connecting(as: login))
@@ -80,8 +80,8 @@ public struct TestDatabase: Sendable {
 
     private func dropLogin(_ login: String) async throws {
         let admin = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: try Self.clusterConnectionString()))
-        try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [login])
-        try await admin.query("DROP ROLE IF EXISTS \(login)")
+        try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(login)")
+        try await admin.query("DROP ROLE IF EXISTS \(login)", [])
         await admin.close()
     }
 
@@ -91,7 +91,7 @@ public struct TestDatabase: Sendable {
 
     public func drop() async throws {
         let admin = try await PostgresConnection.connect(configuration: PostgresConfiguration(connectionString: try Self.clusterConnectionString()))
-        try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", [])
         await admin.close()
     }
 }

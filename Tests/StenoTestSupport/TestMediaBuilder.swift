@@ -140,12 +140,10 @@ public enum TestMediaBuilder {
         let mediaID: Int64 = try await client.query(
             """
             INSERT INTO media (source, title, state, priority, duration_seconds, error_class, error_message, created_at, updated_at, finished_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, now() - make_interval(secs => $8), now(),
-                    CASE WHEN $9::float8 IS NULL THEN NULL ELSE now() - make_interval(secs => $9::float8) END)
+            VALUES (\(media.source), \(media.title), \(media.state), \(media.priority), \(media.durationSeconds), \(media.errorClass), \(media.errorMessage), now() - make_interval(secs => \(media.createdAgo)), now(),
+                    CASE WHEN \(media.finishedAgo)::float8 IS NULL THEN NULL ELSE now() - make_interval(secs => \(media.finishedAgo)::float8) END)
             RETURNING id
-            """,
-            [media.source, media.title, media.state, media.priority, media.durationSeconds, media.errorClass, media.errorMessage,
-             media.createdAgo, media.finishedAgo]
+            """
         ).single().decode("id")
 
         let hasChapters = !media.chapters.isEmpty
@@ -165,12 +163,10 @@ public enum TestMediaBuilder {
             let chapterID: Int64 = try await client.query(
                 """
                 INSERT INTO chapters (media_id, index, title, start_seconds, end_seconds, state, text, error_class, error_message, finished_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-                        CASE WHEN $6 IN ('succeeded', 'failed', 'cancelled') THEN now() - make_interval(secs => $10) END)
+                VALUES (\(mediaID), \(index), \(chapter.title), \(chapter.start), \(chapter.end), \(chapter.state), \(chapter.text), \(chapter.errorClass), \(chapter.errorMessage),
+                        CASE WHEN \(chapter.state) IN ('succeeded', 'failed', 'cancelled') THEN now() - make_interval(secs => \(media.finishedAgo ?? 600)) END)
                 RETURNING id
-                """,
-                [mediaID, index, chapter.title, chapter.start, chapter.end, chapter.state, chapter.text, chapter.errorClass,
-                 chapter.errorMessage, media.finishedAgo ?? 600]
+                """
             ).single().decode("id")
             inserted.chapterIDs.append(chapterID)
 
@@ -196,13 +192,11 @@ public enum TestMediaBuilder {
                     """
                     INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, state, model, backend,
                                         usage_seconds, cost_usd, error_class, error_message, finished_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-                            CASE WHEN $6 = 'succeeded' THEN $5::float8 - $4::float8 END, $9, $10, $11,
-                            CASE WHEN $12 THEN now() - make_interval(secs => $13) END)
+                    VALUES (\(mediaID), \(chapterID), \(chunkIndex), \(chunk.start), \(chunk.end), \(chunk.state), \(chunk.model), \(chunk.backend),
+                            CASE WHEN \(chunk.state) = 'succeeded' THEN \(chunk.end)::float8 - \(chunk.start)::float8 END, \(chunk.costUSD.map { String($0) }), \(chunk.errorClass), \(chunk.errorMessage),
+                            CASE WHEN \(finished) THEN now() - make_interval(secs => \(finishedAgo)) END)
                     RETURNING id
-                    """,
-                    [mediaID, chapterID, chunkIndex, chunk.start, chunk.end, chunk.state, chunk.model, chunk.backend,
-                     chunk.costUSD.map { String($0) }, chunk.errorClass, chunk.errorMessage, finished, finishedAgo]
+                    """
                 ).single().decode("id")
                 chunkIDs.append(chunkID)
                 let jobState = chunk.state == "split" ? "failed" : chunk.state
@@ -228,8 +222,7 @@ public enum TestMediaBuilder {
                     String(decoding: try JSONSerialization.data(withJSONObject: words.map { ["word": $0.word, "start": $0.start, "end": $0.end] }), as: UTF8.self)
                 }
                 try await client.query(
-                    "INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)",
-                    [mediaID, chapterID, segmentIndex, segment.start, segment.end, segment.text, words])
+                    "INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words) VALUES (\(mediaID), \(chapterID), \(segmentIndex), \(segment.start), \(segment.end), \(segment.text), \(words)::jsonb)")
             }
         }
         return inserted
@@ -249,15 +242,13 @@ public enum TestMediaBuilder {
             """
             INSERT INTO jobs (kind, state, priority, attempt, max_attempts, media_id, chapter_id, chunk_id, lease_owner, lease_expires_at,
                               error_class, error_message, created_at, started_at, finished_at)
-            VALUES ($1, $2, $3, $4, greatest($4, 5), $5, $6, $7,
-                    CASE WHEN $8 THEN $9 END, CASE WHEN $8 THEN now() + interval '5 minutes' END,
-                    $10, $11, now() - make_interval(secs => $14),
-                    CASE WHEN $4 > 0 THEN now() - make_interval(secs => $12::float8 + 30) END,
-                    CASE WHEN $13 THEN now() - make_interval(secs => $12) END)
+            VALUES (\(kind), \(state), \(priority), \(attempts), greatest(\(attempts), 5), \(mediaID), \(chapterID), \(chunkID),
+                    CASE WHEN \(running) THEN \(worker) END, CASE WHEN \(running) THEN now() + interval '5 minutes' END,
+                    \(errorClass), \(errorMessage), now() - make_interval(secs => \(createdAgo)),
+                    CASE WHEN \(attempts) > 0 THEN now() - make_interval(secs => \(finishedAgo)::float8 + 30) END,
+                    CASE WHEN \(finished) THEN now() - make_interval(secs => \(finishedAgo)) END)
             RETURNING id
-            """,
-            [kind, state, priority, attempts, mediaID, chapterID, chunkID, running, worker, errorClass, errorMessage, finishedAgo,
-             finished, createdAgo]
+            """
         ).single().decode("id")
         for attempt in stride(from: 1, through: attempts, by: 1) {
             let last = attempt == attempts
@@ -269,11 +260,9 @@ public enum TestMediaBuilder {
             try await client.query(
                 """
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, error_class, http_status, message)
-                VALUES ($1, $2, $3, now() - make_interval(secs => $4::float8 + 30),
-                        CASE WHEN $5::text IS NULL THEN NULL ELSE now() - make_interval(secs => $4) END, $5, $6, $7, $8)
-                """,
-                [jobID, attempt, worker, endedAgo, outcome, outcome == "succeeded" ? nil : attemptClass, attemptStatus.map { $0 } as Int?,
-                 outcome == "succeeded" ? nil : attemptMessage])
+                VALUES (\(jobID), \(attempt), \(worker), now() - make_interval(secs => \(endedAgo)::float8 + 30),
+                        CASE WHEN \(outcome)::text IS NULL THEN NULL ELSE now() - make_interval(secs => \(endedAgo)) END, \(outcome), \(outcome == "succeeded" ? nil : attemptClass), \(attemptStatus.map { $0 } as Int?), \(outcome == "succeeded" ? nil : attemptMessage))
+                """)
         }
         return jobID
     }
@@ -286,8 +275,7 @@ public enum TestMediaBuilder {
         try await client.query(
             """
             INSERT INTO workers (id, hostname, pid, version, status, jobs_in_flight, paused_backends, last_heartbeat_at)
-            VALUES ($1, $2, 4242, $3, $4, $5, $6::jsonb, now() - make_interval(secs => $7))
-            """,
-            [id, "host-" + id, version, status, jobsInFlight, pausedBackendsJSON, heartbeatAgo])
+            VALUES (\(id), \("host-" + id), 4242, \(version), \(status), \(jobsInFlight), \(pausedBackendsJSON)::jsonb, now() - make_interval(secs => \(heartbeatAgo)))
+            """)
     }
 }

@@ -199,8 +199,7 @@ struct ChaosTests {
                 let ended = try await db.mediaState(id)
                 #expect(ended.state == "succeeded", "\(book) (chaos \(chaos)): \(ended)")
                 let segments = try await client.query(
-                    "SELECT s.text, s.start_seconds FROM segments s JOIN chapters c ON c.id = s.chapter_id WHERE c.media_id = $1 ORDER BY c.index, s.start_seconds",
-                    [id])
+                    "SELECT s.text, s.start_seconds FROM segments s JOIN chapters c ON c.id = s.chapter_id WHERE c.media_id = \(id) ORDER BY c.index, s.start_seconds")
                 let texts = try segments.map { try $0.decode("text", as: String.self) }
                 let starts = try segments.map { try $0.decode("start_seconds", as: Double.self) }
                 #expect(Set(zip(texts, starts).map { "\($0)@\($1)" }).count == texts.count, "\(book): a segment stored twice")
@@ -215,7 +214,7 @@ struct ChaosTests {
             // Every answer beyond one per transcribed chunk was paid for twice.
             let transcribed = try await db.count("SELECT count(*) FROM chunks WHERE state = 'succeeded' AND $1 > 0", 1)
             for row in try await client.query(
-                "SELECT answer_discarded, count(*) AS count FROM job_attempts WHERE answer_discarded IS NOT NULL AND $1 > 0 GROUP BY 1", [1])
+                "SELECT answer_discarded, count(*) AS count FROM job_attempts WHERE answer_discarded IS NOT NULL AND \(1) > 0 GROUP BY 1")
             {
                 run.discarded[try row.decode("answer_discarded", as: String.self)] = Int(try row.decode("count", as: Int64.self))
             }

@@ -1,3 +1,4 @@
+import StenoStore
 import Testing
 
 @testable import StenoWorker

@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import StenoWorker
 import Testing
@@ -28,7 +29,7 @@ struct PayOnceTests {
                 // its transaction; then terminate that session, as a restart or a failover does.
                 let holder = try await PostgresConnection.connect(configuration: database.configuration)
                 try await holder.query("BEGIN")
-                try await holder.query("SELECT id FROM chapters WHERE media_id = $1 FOR UPDATE", [id])
+                try await holder.query("SELECT id FROM chapters WHERE media_id = \(id) FOR UPDATE")
                 // Found and terminated in one statement, so that nothing can change in between.
                 try await Self.waitFor("the worker's write to wait on the chapter's lock, to terminate it") {
                     try await !client.query(
@@ -48,7 +49,7 @@ struct PayOnceTests {
                 let discarded = try await db.count(
                     "SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.media_id = $1 AND a.answer_discarded IS NOT NULL", id)
                 #expect(discarded == 0)
-                let text = try await client.query("SELECT text FROM chunks WHERE media_id = $1", [id]).first?.decode("text", as: String.self)
+                let text = try await client.query("SELECT text FROM chunks WHERE media_id = \(id)").first?.decode("text", as: String.self)
                 #expect(text == "Paid for once.")
             }
         }
@@ -67,7 +68,7 @@ struct PayOnceTests {
                 try await Self.waitFor("the chunk's upload") { backend.requestCount == 1 }
                 let holder = try await PostgresConnection.connect(configuration: database.configuration)
                 try await holder.query("BEGIN")
-                try await holder.query("SELECT id FROM chapters WHERE media_id = $1 FOR UPDATE", [id])
+                try await holder.query("SELECT id FROM chapters WHERE media_id = \(id) FOR UPDATE")
                 try await Self.waitFor("the worker's write to wait on the chapter's lock") {
                     try await client.query(
                         "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT id FROM chapters WHERE id = %'"
@@ -77,8 +78,7 @@ struct PayOnceTests {
                 // committed while the write still waits, and held past a heartbeat (every 2.5 s
                 // with the tests' 10 s lease), so that the worker sees its lease lost mid-write.
                 try await client.query(
-                    "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_at = now() WHERE media_id = $1 AND kind = 'chunk'",
-                    [id])
+                    "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_at = now() WHERE media_id = \(id) AND kind = 'chunk'")
                 try await Task.sleep(for: .seconds(3))
                 try await holder.query("COMMIT")
                 await holder.close()
@@ -101,8 +101,7 @@ struct PayOnceTests {
             let media = try await TestData.insertMedia(client)
             let chapter = try await TestData.insertChapter(client, mediaID: media, index: 0)
             let chunk: Int64 = try await client.query(
-                "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, state) VALUES ($1, $2, 0, 0, 30, 'running') RETURNING id",
-                [media, chapter]
+                "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, state) VALUES (\(media), \(chapter), 0, 0, 30, 'running') RETURNING id"
             ).single().decode("id")
             let store = WorkStore(client: client)
             #expect(try await store.markRunning(chunkID: chunk) == .started)
@@ -110,10 +109,10 @@ struct PayOnceTests {
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
             // The holder stores its answer: the chunk is done, the mark gone.
             try await client.query(
-                "UPDATE chunks SET state = 'succeeded', answer_held_until = NULL WHERE id = $1", [chunk])
+                "UPDATE chunks SET state = 'succeeded', answer_held_until = NULL WHERE id = \(chunk)")
             #expect(try await store.markRunning(chunkID: chunk) == .notRunnable)
             // A holder that died: its mark runs out and the next attempt starts.
-            try await client.query("UPDATE chunks SET state = 'running' WHERE id = $1", [chunk])
+            try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(chunk)")
             try await store.holdAnswer(chunkID: chunk, for: .milliseconds(200))
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
             try await Task.sleep(for: .milliseconds(300))

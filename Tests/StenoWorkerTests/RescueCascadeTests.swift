@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import StenoWorker
 import Testing
@@ -12,11 +13,10 @@ struct RescueCascadeTests {
     private func chunkJob(_ client: PostgresClient, maxAttempts: Int) async throws -> (media: Int64, chapter: Int64, chunk: Int64, job: Int64) {
         let media = try await TestData.insertMedia(client)
         let chapter = try await TestData.insertChapter(client, mediaID: media, index: 0)
-        try await client.query("UPDATE media SET state = 'transcribing' WHERE id = $1", [media])
-        try await client.query("UPDATE chapters SET state = 'transcribing' WHERE id = $1", [chapter])
+        try await client.query("UPDATE media SET state = 'transcribing' WHERE id = \(media)")
+        try await client.query("UPDATE chapters SET state = 'transcribing' WHERE id = \(chapter)")
         let chunk: Int64 = try await client.query(
-            "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds) VALUES ($1, $2, 0, 0, 30) RETURNING id",
-            [media, chapter]
+            "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds) VALUES (\(media), \(chapter), 0, 0, 30) RETURNING id"
         ).single().decode("id")
         let job = try await JobStore(client: client).enqueue(
             NewJob(kind: .chunk, maxAttempts: maxAttempts, mediaID: media, chapterID: chapter, chunkID: chunk))
@@ -44,7 +44,7 @@ struct RescueCascadeTests {
             for crash in 1...2 {
                 let claimed = try await jobs.claim(limit: 1, worker: "crashed-\(crash)", lease: .milliseconds(50))
                 #expect(claimed.map(\.id) == [rows.job])
-                try await client.query("UPDATE chunks SET state = 'running' WHERE id = $1", [rows.chunk])
+                try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(rows.chunk)")
                 try await Task.sleep(for: .milliseconds(150))
                 let rescued = try await store.rescueExpired()
                 #expect(rescued.map(\.state) == [crash == 1 ? .queued : .failed])
@@ -80,8 +80,8 @@ struct RescueCascadeTests {
             let rows = try await chunkJob(client, maxAttempts: 5)
             let jobs = JobStore(client: client)
             _ = try await jobs.claim(limit: 1, worker: "crashed", lease: .milliseconds(50))
-            try await client.query("UPDATE chunks SET state = 'running' WHERE id = $1", [rows.chunk])
-            try await client.query("UPDATE jobs SET cancel_requested = true WHERE id = $1", [rows.job])
+            try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(rows.chunk)")
+            try await client.query("UPDATE jobs SET cancel_requested = true WHERE id = \(rows.job)")
             try await Task.sleep(for: .milliseconds(150))
             #expect(try await WorkStore(client: client).rescueExpired().map(\.state) == [.cancelled])
             #expect(try await state(client, "chunks", rows.chunk).0 == "cancelled")

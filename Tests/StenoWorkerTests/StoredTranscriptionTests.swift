@@ -1,4 +1,5 @@
 import StenoTranscription
+import StenoStore
 import Testing
 @testable import StenoWorker
 

@@ -1,3 +1,4 @@
+import StenoCore
 import Testing
 
 @testable import StenoWorker

@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import StenoTranscription
 import Synchronization
@@ -83,8 +84,7 @@ struct WorkerEndToEndTests {
         _ words: [WorkerTestDatabase.SegmentRow.Word], chapterID: Int64, reference: String, db: WorkerTestDatabase
     ) async throws {
         let ranges = try await db.client.query(
-            "SELECT start_seconds, end_seconds FROM chunks WHERE chapter_id = $1 AND state = 'succeeded' ORDER BY start_seconds",
-            [chapterID]
+            "SELECT start_seconds, end_seconds FROM chunks WHERE chapter_id = \(chapterID) AND state = 'succeeded' ORDER BY start_seconds"
         ).map { (try $0.decode("start_seconds", as: Double.self), try $0.decode("end_seconds", as: Double.self)) }
         let cuts = zip(ranges, ranges.dropFirst()).map { ($0.0.1 + $0.1.0) / 2 }
         let normalized = words.map { TranscriptMerger.normalized($0.word) }
@@ -124,9 +124,8 @@ struct WorkerEndToEndTests {
                 try await client.query(
                     """
                     UPDATE jobs SET state = 'queued', run_at = now(), finished_at = NULL, max_attempts = attempt + 5
-                    WHERE media_id = $1
-                    """,
-                    [mediaID])
+                    WHERE media_id = \(mediaID)
+                    """)
                 try await db.waitForQuietJobs(mediaID)
                 #expect(try await db.rowCounts(mediaID) == before)
                 #expect(try await db.chapters(mediaID).map(\.text) == texts)
@@ -199,7 +198,7 @@ struct WorkerEndToEndTests {
                 #expect(!failedChapters.isEmpty)
                 #expect(failedChapters.allSatisfy { $0.errorClass == "permanent" && $0.errorMessage?.contains("Invalid file format") == true })
                 let failedChunk = try await client.query(
-                    "SELECT error_class, error_message FROM chunks WHERE media_id = $1 AND state = 'failed' LIMIT 1", [mediaID]
+                    "SELECT error_class, error_message FROM chunks WHERE media_id = \(mediaID) AND state = 'failed' LIMIT 1"
                 ).single()
                 #expect(try failedChunk.decode("error_class", as: String.self) == "permanent")
                 #expect(try failedChunk.decode("error_message", as: String.self).contains("Invalid file format"))

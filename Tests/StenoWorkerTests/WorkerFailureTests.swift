@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import Testing
 
@@ -92,14 +93,14 @@ struct WorkerFailureTests {
                 let deadline = ContinuousClock.now + .seconds(30)
                 var status = ""
                 while ContinuousClock.now < deadline {
-                    status = try await client.query("SELECT status FROM workers WHERE id = $1", [worker.runtime.configuration.workerID])
+                    status = try await client.query("SELECT status FROM workers WHERE id = \(worker.runtime.configuration.workerID)")
                         .single().decode("status")
                     if status == "paused" { break }
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(status == "paused")
                 let paused: String = try await client.query(
-                    "SELECT paused_backends::text AS paused FROM workers WHERE id = $1", [worker.runtime.configuration.workerID]
+                    "SELECT paused_backends::text AS paused FROM workers WHERE id = \(worker.runtime.configuration.workerID)"
                 ).single().decode("paused")
                 #expect(paused.contains("test-backend"))
                 // Give the worker time to (wrongly) burn through the queue, then check it did not.
@@ -162,7 +163,7 @@ struct WorkerFailureTests {
             let released = try await db.count(
                 "SELECT count(*) FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.media_id = $1 AND a.outcome = 'released'", mediaID)
             #expect(released > 0)
-            let status: String = try await client.query("SELECT status FROM workers WHERE id = $1", [workerID]).single().decode("status")
+            let status: String = try await client.query("SELECT status FROM workers WHERE id = \(workerID)").single().decode("status")
             #expect(status == "stopped")
         }
     }
@@ -255,9 +256,8 @@ extension WorkerFailureTests {
                 let rows = try await client.query(
                     """
                     SELECT c.index, j.kind, max(j.priority) AS priority FROM jobs j JOIN chapters c ON c.id = j.chapter_id
-                    WHERE j.media_id = $1 GROUP BY 1, 2 ORDER BY 1, 2
-                    """,
-                    [mediaID])
+                    WHERE j.media_id = \(mediaID) GROUP BY 1, 2 ORDER BY 1, 2
+                    """)
                 var priorities: [String: Int] = [:]
                 for row in rows {
                     priorities["\(try row.decode("index", as: Int.self)) \(try row.decode("kind", as: String.self))"] = try row.decode("priority")
@@ -270,9 +270,8 @@ extension WorkerFailureTests {
                 let firstPlanned: Int = try await client.query(
                     """
                     SELECT c.index FROM jobs j JOIN chapters c ON c.id = j.chapter_id
-                    WHERE j.media_id = $1 AND j.kind = 'chapter' AND j.state = 'succeeded' ORDER BY j.finished_at LIMIT 1
-                    """,
-                    [mediaID]
+                    WHERE j.media_id = \(mediaID) AND j.kind = 'chapter' AND j.state = 'succeeded' ORDER BY j.finished_at LIMIT 1
+                    """
                 ).single().decode("index")
                 #expect(firstPlanned == 1)
             }

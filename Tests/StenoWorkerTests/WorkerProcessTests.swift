@@ -34,8 +34,7 @@ struct WorkerProcessTests {
                 var held = 0
                 while held == 0 && ContinuousClock.now < deadline {
                     held = try await client.query(
-                        "SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'running' AND lease_owner = $2",
-                        [mediaID, doomed.id]
+                        "SELECT count(*) FROM jobs WHERE media_id = \(mediaID) AND kind = 'chunk' AND state = 'running' AND lease_owner = \(doomed.id)"
                     ).single().decode("count")
                     if held == 0 { try await Task.sleep(for: .milliseconds(20)) }
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 
 /// Reads the worker's results the way the CLI and reports do, with plain SQL.
@@ -15,7 +16,7 @@ struct WorkerTestDatabase {
     }
 
     func mediaState(_ id: Int64) async throws -> (state: String, errorClass: String?, errorMessage: String?) {
-        let row = try await client.query("SELECT state, error_class, error_message FROM media WHERE id = $1", [id]).single()
+        let row = try await client.query("SELECT state, error_class, error_message FROM media WHERE id = \(id)").single()
         return (try row.decode("state"), try row.decode("error_class"), try row.decode("error_message"))
     }
 
@@ -29,7 +30,7 @@ struct WorkerTestDatabase {
             try await Task.sleep(for: .milliseconds(200))
         }
         let jobs = try await client.query(
-            "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = $1 GROUP BY 1, 2 ORDER BY 1, 2", [id])
+            "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = \(id) GROUP BY 1, 2 ORDER BY 1, 2")
         let summary = try jobs.map { "\(try $0.decode("kind", as: String.self)) \(try $0.decode("state", as: String.self)): \(try $0.decode("n", as: Int.self))" }
         throw TestEnvironmentError("media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary)")
     }
@@ -61,8 +62,7 @@ struct WorkerTestDatabase {
 
     func chapters(_ mediaID: Int64) async throws -> [ChapterRow] {
         try await client.query(
-            "SELECT id, index, start_seconds, end_seconds, state, text, error_class, error_message FROM chapters WHERE media_id = $1 ORDER BY index",
-            [mediaID]
+            "SELECT id, index, start_seconds, end_seconds, state, text, error_class, error_message FROM chapters WHERE media_id = \(mediaID) ORDER BY index"
         ).map { row in
             ChapterRow(
                 id: try row.decode("id"), index: try row.decode("index"), start: try row.decode("start_seconds"),
@@ -87,8 +87,7 @@ struct WorkerTestDatabase {
 
     func segments(ofChapter chapterID: Int64) async throws -> [SegmentRow] {
         try await client.query(
-            "SELECT index, start_seconds, end_seconds, text, words::text AS words FROM segments WHERE chapter_id = $1 ORDER BY index",
-            [chapterID]
+            "SELECT index, start_seconds, end_seconds, text, words::text AS words FROM segments WHERE chapter_id = \(chapterID) ORDER BY index"
         ).map { row in
             let words: String? = try row.decode("words")
             return SegmentRow(

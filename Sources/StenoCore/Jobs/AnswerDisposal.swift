@@ -20,11 +20,11 @@ public enum AnswerDisposal: Sendable, Equatable {
 
     /// Whether an answer arriving for a chunk in `chunkState` (nil: the chunk was deleted) must
     /// be thrown away, and why; nil means it is written, with or without the lease.
-    public static func discardReason(forChunkState chunkState: String?) -> DiscardReason? {
+    public static func discardReason(forChunkState chunkState: ChunkState?) -> DiscardReason? {
         switch chunkState {
-        case "queued", "running": nil
-        case "succeeded": .alreadyAnswered
-        default: .chunkEnded
+        case .queued, .running: nil
+        case .succeeded: .alreadyAnswered
+        case .failed, .cancelled, .split, nil: .chunkEnded
         }
     }
 }

@@ -34,7 +34,14 @@ public final class PostgresClient: Sendable {
 
     /// Runs one statement on any connection.
     @discardableResult
-    public func query(_ statement: String, _ parameters: [any PostgresEncodable] = []) async throws -> PostgresRows {
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await withConnection { try await $0.query(query) }
+    }
+
+    /// Runs one statement written with positional placeholders, unprepared (ad-hoc SQL; see
+    /// `PostgresConnection.query(_:_:)`).
+    @discardableResult
+    public func query(_ statement: String, _ parameters: [any PostgresEncodable]) async throws -> PostgresRows {
         try await withConnection { try await $0.query(statement, parameters) }
     }
 
@@ -45,7 +52,7 @@ public final class PostgresClient: Sendable {
 
     /// Sends a notification on `channel`.
     public func notify(channel: String, payload: String = "") async throws {
-        try await query("SELECT pg_notify($1, $2)", [channel, payload])
+        try await query("SELECT pg_notify(\(channel), \(payload))")
     }
 
     /// Closes idle connections and fails every later call and waiter.

@@ -36,13 +36,21 @@ public final class PostgresConnection: @unchecked Sendable {
         return connection
     }
 
-    /// Runs one parameterised statement and returns its rows.
+    /// Runs one statement and returns its rows; prepared once per session when the query says so.
     @discardableResult
-    public func query(_ statement: String, _ parameters: [any PostgresEncodable] = []) async throws(PostgresError) -> PostgresRows {
-        let texts = parameters.map { $0.postgresText }
-        return try await run { handle throws(PostgresError) in
-            try handle.execute(statement, parameters: texts)
+    public func query(_ query: PostgresQuery) async throws(PostgresError) -> PostgresRows {
+        try await run { handle throws(PostgresError) in
+            query.isPrepared
+                ? try handle.executePrepared(query.sql, parameters: query.bindings)
+                : try handle.execute(query.sql, parameters: query.bindings)
         }
+    }
+
+    /// Runs one statement written with positional placeholders (`$1`, ...), unprepared: for ad-hoc
+    /// SQL such as tests and reports. Steno's own statements are `PostgresQuery`s.
+    @discardableResult
+    public func query(_ statement: String, _ parameters: [any PostgresEncodable]) async throws(PostgresError) -> PostgresRows {
+        try await query(PostgresQuery(sql: statement, parameters: parameters))
     }
 
     /// Runs a multi-statement script with no parameters. Only for Steno's own migration files.
@@ -52,7 +60,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `body` inside `BEGIN ... COMMIT`, rolling back when it throws.
     public func withTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await query("BEGIN")
+        try await query(Self.begin)
         let result: Result
         do {
             result = try await body(self)
@@ -60,9 +68,12 @@ public final class PostgresConnection: @unchecked Sendable {
             await rollback()
             throw error
         }
-        try await query("COMMIT")
+        try await query(Self.commit)
         return result
     }
+
+    private static let begin = PostgresQuery(sql: "BEGIN", parameters: [])
+    private static let commit = PostgresQuery(sql: "COMMIT", parameters: [])
 
     private func rollback() async {
         do {

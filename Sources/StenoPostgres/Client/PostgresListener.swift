@@ -60,7 +60,7 @@ public final class PostgresListener: Sendable {
     private func listen() async throws(PostgresError) -> Int {
         for channel in channels {
             // Channel names are identifiers and cannot be parameters; they were validated in init.
-            try await connection.query("LISTEN \"\(channel)\"")
+            try await connection.query("LISTEN \"\(channel)\"", [])
         }
         return try await connection.sessionGeneration
     }

@@ -6,6 +6,11 @@ import Foundation
 /// Not thread-safe: a `PostgresConnection` uses it only on its own serial queue.
 final class LibPQConnectionHandle {
     let pointer: OpaquePointer
+    /// The statements prepared on this session, by text: the name each was prepared under.
+    private var preparedNames: [String: String] = [:]
+    /// Beyond this many, statements run unprepared: a caller building texts on the fly must not
+    /// fill the server's memory with plans.
+    static let preparedLimit = 256
 
     /// Checks that libpq can parse a URL or keyword string, without connecting: a malformed one
     /// is a configuration error to report at once, not an unreachable server to wait for.
@@ -70,6 +75,45 @@ final class LibPQConnectionHandle {
         let values = copies.map { UnsafePointer<CChar>($0) }
         let result = values.withUnsafeBufferPointer { buffer in
             PQexecParams(pointer, statement, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        }
+        return try check(result, statement: statement).rows()
+    }
+
+    /// Runs one statement prepared on this session, preparing it on first use. PostgreSQL then
+    /// parses and plans it once, not on every call.
+    func executePrepared(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        guard let name = try preparedName(of: statement, parameterCount: parameters.count) else {
+            return try execute(statement, parameters: parameters)
+        }
+        do throws(PostgresError) {
+            return try runPrepared(name, statement: statement, parameters: parameters)
+        } catch where error.sqlState == "0A000" && isConnected {
+            // "cached plan must not change result type": a migration changed a table under a
+            // `SELECT *` this session prepared. Prepared again, it sees the new columns.
+            preparedNames[statement] = nil
+            _ = try? check(PQexec(pointer, "DEALLOCATE \(name)"), statement: "DEALLOCATE")
+            guard let fresh = try preparedName(of: statement, parameterCount: parameters.count) else {
+                return try execute(statement, parameters: parameters)
+            }
+            return try runPrepared(fresh, statement: statement, parameters: parameters)
+        }
+    }
+
+    private func preparedName(of statement: String, parameterCount: Int) throws(PostgresError) -> String? {
+        if let name = preparedNames[statement] { return name }
+        guard preparedNames.count < Self.preparedLimit else { return nil }
+        let name = "steno_\(preparedNames.count + 1)_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try check(PQprepare(pointer, name, statement, Int32(parameterCount), nil), statement: statement)
+        preparedNames[statement] = name
+        return name
+    }
+
+    private func runPrepared(_ name: String, statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let values = copies.map { UnsafePointer<CChar>($0) }
+        let result = values.withUnsafeBufferPointer { buffer in
+            PQexecPrepared(pointer, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0)
         }
         return try check(result, statement: statement).rows()
     }

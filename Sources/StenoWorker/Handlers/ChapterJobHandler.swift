@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoStore
 import StenoMedia
 
 /// The chapter job: reads the chapter's loudness, plans chunks cut in its pauses, and stores

@@ -3,6 +3,7 @@ import Logging
 import StenoCore
 import StenoMedia
 import StenoPostgres
+import StenoStore
 import StenoTranscription
 
 /// The chunk job: encodes the chunk's range into memory, transcribes it, and stores text,
@@ -45,7 +46,7 @@ public struct ChunkJobHandler: JobHandler {
         let chunkID = try context.required(context.job.chunkID, "chunk id")
         guard let chunk = try await store.chunk(chunkID) else { return .cancelled(reason: "the chunk was deleted") }
         if chunk.isCancelled { return .cancelled(reason: "the chunk, its chapter or its media is cancelled") }
-        if chunk.state == "succeeded" || chunk.state == "split" {
+        if chunk.state.isCovered {
             // A second run of a finished chunk: never pay for the same audio twice.
             try await store.completeOnly(context.lease)
             return .completed
@@ -68,7 +69,7 @@ public struct ChunkJobHandler: JobHandler {
                 }
             case .notRunnable:
                 // Answered by an earlier attempt as this one started (its write had the row): done.
-                guard let now = try await store.chunk(chunkID), now.state == "succeeded" || now.state == "split" else {
+                guard let now = try await store.chunk(chunkID), now.state.isCovered else {
                     return .cancelled(reason: "the chunk, its chapter or its media is cancelled")
                 }
                 try await store.completeOnly(context.lease)
@@ -144,10 +145,10 @@ public struct ChunkJobHandler: JobHandler {
             metrics.recordDiscardedAnswer(reason)
             context.logger.warning("discarded the chunk's answer", metadata: logged.merging(["reason": "\(reason.rawValue)"]) { $1 })
             if reason == .alreadyAnswered {
-                try await store.completeOnly(context.lease)
+                try await store.completeOnly(context.lease, answerDiscarded: reason)
                 return .completed
             }
-            return .cancelled(reason: "the chunk was cancelled, split or failed while its answer was on the way")
+            return .cancelled(reason: "the chunk was cancelled, split or failed while its answer was on the way", answerDiscarded: reason)
         }
     }
 

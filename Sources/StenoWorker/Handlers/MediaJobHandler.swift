@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoStore
 import StenoMedia
 
 /// The media job: probes the source, stores what it found, creates the selected chapters and one

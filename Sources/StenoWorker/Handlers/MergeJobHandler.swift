@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoStore
 
 /// The merge job: joins the chapter's chunk transcripts into sentences on the media's clock,
 /// writes them to `segments` with the chapter's text, and finishes the media after its last chapter.

@@ -1,3 +1,4 @@
+import StenoStore
 extension WorkStore.DueWork {
     /// Which of a worker's loops to wake after a heartbeat, and in how many seconds (0: now).
     struct Wakes: Equatable {

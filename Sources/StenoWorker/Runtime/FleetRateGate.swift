@@ -1,6 +1,7 @@
 import Logging
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTranscription
 import Synchronization
 

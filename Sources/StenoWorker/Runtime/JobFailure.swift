@@ -2,6 +2,7 @@ import Foundation
 import StenoCore
 import StenoMedia
 import StenoPostgres
+import StenoStore
 import StenoTranscription
 
 /// Any error a handler threw, reduced to what the job store records and what decides the next
@@ -34,6 +35,9 @@ struct JobFailure: Sendable {
             let fromTheSource = error.code == .network || error.code == .sourceRejected
             message = fromTheSource ? "\(error.reason) (source \(error.source ?? "unknown"))" : error.reason
         case let error as WorkerError:
+            failureClass = error.failureClass
+            message = error.message
+        case let error as StoreError:
             failureClass = error.failureClass
             message = error.message
         case let error as PostgresError:

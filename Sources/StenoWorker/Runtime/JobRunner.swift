@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StenoCore
 import StenoPostgres
+import StenoStore
 
 /// Runs one claimed job through its handler and records how it ended: completed, retried later,
 /// failed with its chunk, chapter and media, cancelled, or handed back at shutdown.
@@ -43,8 +44,8 @@ struct JobRunner: Sendable {
             case .completed:
                 metrics.recordJob(job.kind, outcome: .succeeded)
                 logger.debug("job succeeded")
-            case .cancelled(let reason):
-                try await store.cancel(lease, job: job, message: reason)
+            case .cancelled(let reason, let answerDiscarded):
+                try await store.end([lease], as: .cancelled(message: reason, answerDiscarded: answerDiscarded))
                 metrics.recordJob(job.kind, outcome: .cancelled)
                 logger.info("job cancelled", metadata: ["reason": "\(reason)"])
             }
@@ -59,7 +60,7 @@ struct JobRunner: Sendable {
                 try await stopped(job, lease: lease, reason: reason, logger: logger)
                 return
             }
-            if let error = error as? WorkerError, error.code == .leaseLost, error.failureClass == .lostLease {
+            if Self.isLostLease(error) {
                 metrics.recordJob(job.kind, outcome: .leaseLost)
                 logger.warning("lost the job's lease; its writes were rolled back")
                 return
@@ -89,10 +90,10 @@ struct JobRunner: Sendable {
                 try await retry(job, lease: lease, after: pauseFor, failure: failure, logger: logger)
             case .release:
                 // Not stopped by this worker: the task was cancelled, which only shutdown does.
-                try await jobs.release([lease])
+                try await store.end([lease], as: .released)
                 metrics.recordJob(job.kind, outcome: .released)
             case .fail:
-                try await store.fail(lease, job: job, failure.storeFailure)
+                try await store.end([lease], as: .failed(failure.storeFailure))
                 metrics.recordJob(job.kind, outcome: .failed)
                 logger.error("job failed", metadata: ["error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)"])
             }
@@ -108,8 +109,7 @@ struct JobRunner: Sendable {
         let backend = failure.backend ?? "primary"
         let outage = try await store.recordOutage(backend: backend, reason: failure.message, probe: configuration.outageProbe)
         outages.learn(outage)
-        if try await jobs.postpone(lease, until: outage.probeAt, failure.storeFailure) {
-            try await store.markRequeued(job: job)
+        if try await !store.end([lease], as: .postponed(until: outage.probeAt, failure.storeFailure)).isEmpty {
             metrics.recordJob(job.kind, outcome: .postponed)
         }
         logger.warning("the backend is down; the fleet sends it no chunks until a probe gets an answer", metadata: [
@@ -119,15 +119,14 @@ struct JobRunner: Sendable {
     }
 
     private func retry(_ job: Job, lease: JobLease, after delay: Duration, failure: JobFailure, logger: Logger) async throws {
-        switch try await jobs.retryLater(lease, after: delay, failure.storeFailure) {
+        let ended = try await store.end([lease], as: .retry(after: delay, failure.storeFailure)).first
+        switch JobStore.RetryDecision(ended) {
         case .requeued(let runAt):
-            try await store.markRequeued(job: job)
             metrics.recordJob(job.kind, outcome: .retry)
             logger.warning("job will run again", metadata: [
                 "error_class": "\(failure.failureClass.rawValue)", "error": "\(failure.message)", "run_at": "\(runAt)",
             ])
         case .failed:
-            try await store.markFailed(job: job, failure.storeFailure)
             metrics.recordJob(job.kind, outcome: .failed)
             logger.error("job failed after its last attempt", metadata: ["error": "\(failure.message)"])
         case .cancelled:
@@ -140,16 +139,25 @@ struct JobRunner: Sendable {
     private func stopped(_ job: Job, lease: JobLease, reason: StopReason, logger: Logger) async throws {
         switch reason {
         case .cancelRequested:
-            try await store.cancel(lease, job: job, message: "cancelled by request")
+            try await store.end([lease], as: .cancelled(message: "cancelled by request"))
             metrics.recordJob(job.kind, outcome: .cancelled)
             logger.info("job cancelled by request")
         case .leaseLost:
             metrics.recordJob(job.kind, outcome: .leaseLost)
             logger.warning("lost the job's lease; dropped its work")
         case .shutdown:
-            try await jobs.release([lease])
+            try await store.end([lease], as: .released)
             metrics.recordJob(job.kind, outcome: .released)
             logger.info("handed the job back at shutdown")
+        }
+    }
+
+    /// The job's writes were refused because another worker holds its lease now.
+    static func isLostLease(_ error: any Error) -> Bool {
+        switch error {
+        case let error as StoreError: error.code == .leaseLost
+        case let error as WorkerError: error.code == .leaseLost && error.failureClass == .lostLease
+        default: false
         }
     }
 }

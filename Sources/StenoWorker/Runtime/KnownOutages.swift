@@ -1,3 +1,4 @@
+import StenoStore
 import Foundation
 import Synchronization
 

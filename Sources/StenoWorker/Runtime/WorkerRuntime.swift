@@ -4,6 +4,7 @@ import ServiceLifecycle
 import StenoCore
 import StenoMedia
 import StenoPostgres
+import StenoStore
 import StenoTranscription
 import Synchronization
 
@@ -286,7 +287,7 @@ public final class WorkerRuntime: Service, Sendable {
         let releaseDeadline = handBack
         while !left.isEmpty && ContinuousClock.now < releaseDeadline {
             let leases = left
-            let attempt = Task { [jobs] in try await jobs.release(leases) }
+            let attempt = Task { [store] in try await store.end(leases, as: .released) }
             let watchdog = Task { try await Task.sleep(until: releaseDeadline); attempt.cancel() }
             let outcome = await attempt.result
             watchdog.cancel()
@@ -382,7 +383,7 @@ public final class WorkerRuntime: Service, Sendable {
                 let rescued = try await store.rescueExpired(sparing: configuration.workerID, running: inFlight.leases.map(\.jobID))
                 if !rescued.isEmpty {
                     logger.warning("rescued jobs with expired leases", metadata: [
-                        "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.previousOwner)).sorted())",
+                        "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.worker)).sorted())",
                     ])
                 }
             } catch {

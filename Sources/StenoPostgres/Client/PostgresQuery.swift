@@ -1,0 +1,108 @@
+/// One statement with its parameters, each bound where it is written:
+///
+///     "UPDATE jobs SET state = \(JobState.running) WHERE id = \(jobID)"
+///
+/// becomes `UPDATE jobs SET state = $1 WHERE id = $2` with two parameters. Values are always sent
+/// as parameters, never spliced into the SQL; SQL itself is added only through
+/// `\(sql: "...")` (a constant of the caller's) or `\(fragment)` (another `PostgresQuery`, whose
+/// parameters are renumbered into this one).
+///
+/// A connection prepares each distinct statement text once (`isPrepared`), so that PostgreSQL
+/// parses and plans it once per session instead of on every call.
+public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The SQL with `$1`, `$2`, ... placeholders.
+    public private(set) var sql: String
+    /// The parameters in PostgreSQL's text format (`nil` for NULL), in placeholder order.
+    public private(set) var bindings: [String?]
+    /// Whether a connection prepares the statement once and reuses it.
+    public var isPrepared: Bool
+
+    public init(stringLiteral value: String) {
+        self.sql = value
+        self.bindings = []
+        self.isPrepared = true
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.sql = stringInterpolation.sql
+        self.bindings = stringInterpolation.bindings
+        self.isPrepared = true
+    }
+
+    /// A statement written with positional placeholders, for ad-hoc SQL (tests, operators' tools).
+    public init(sql: String, parameters: [any PostgresEncodable], isPrepared: Bool = false) {
+        self.sql = sql
+        self.bindings = parameters.map(\.postgresText)
+        self.isPrepared = isPrepared
+    }
+
+    /// The statement's first line: never its parameters, which may hold anything.
+    public var description: String { PostgresError.summary(of: sql) }
+
+    public struct StringInterpolation: StringInterpolationProtocol, Sendable {
+        var sql: String
+        var bindings: [String?]
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql = ""
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+            bindings = []
+            bindings.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            sql += literal
+        }
+
+        /// A value, sent as the next parameter.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
+            bindings.append(value.postgresText)
+            sql += "$\(bindings.count)"
+        }
+
+        /// SQL text of the caller's own: a table or channel name, never a value from outside.
+        public mutating func appendInterpolation(sql fragment: StaticString) {
+            sql += fragment.description
+        }
+
+        /// Another query's SQL and parameters, renumbered to follow this one's.
+        public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+            sql += PostgresQuery.renumbered(fragment.sql, by: bindings.count)
+            bindings += fragment.bindings
+        }
+    }
+
+    /// `sql` with every placeholder `$n` outside quotes and comments moved up by `offset`.
+    static func renumbered(_ sql: String, by offset: Int) -> String {
+        guard offset > 0 else { return sql }
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 8)
+        var quote: Character?
+        var iterator = sql.makeIterator()
+        var pending: Character? = iterator.next()
+        while let character = pending {
+            pending = iterator.next()
+            if let open = quote {
+                result.append(character)
+                if character == open { quote = nil }
+                continue
+            }
+            if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+                continue
+            }
+            guard character == "$", let next = pending, next.isASCII, next.isNumber else {
+                result.append(character)
+                continue
+            }
+            var digits = ""
+            while let digit = pending, digit.isASCII, digit.isNumber {
+                digits.append(digit)
+                pending = iterator.next()
+            }
+            result += "$\(Int(digits)! + offset)"
+        }
+        return result
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension AdminStore {
+    /// A media row and its probe job, as enqueued.
+    public struct EnqueuedMedia: Sendable, Equatable, Codable {
+        public var mediaID: Int64
+        public var jobID: Int64
+        public var source: String
+        public var title: String?
+    }
+
+    /// A source that is already queued or being transcribed.
+    public struct ActiveDuplicate: Sendable, Equatable {
+        public var mediaID: Int64
+        public var source: String
+        public var state: MediaState
+    }
+
+    /// Inserts each media with its `media` job, all in one transaction: all of them or none.
+    /// Unless `allowDuplicates`, a source already queued or in progress fails the whole call with
+    /// `duplicateSource`.
+    public func enqueue(_ media: [NewMedia], allowDuplicates: Bool) async throws -> [EnqueuedMedia] {
+        guard !media.isEmpty else { return [] }
+        return try await client.withTransaction { connection in
+            // Serialises enqueues, so that two operators adding the same folder at once cannot
+            // both pass the duplicate check.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.enqueueLockKey))")
+            if !allowDuplicates {
+                let duplicates = try await activeDuplicates(of: media.map(\.source), on: connection)
+                if !duplicates.isEmpty {
+                    let list = duplicates.map { "\($0.source) (media \($0.mediaID), \($0.state.rawValue))" }.joined(separator: ", ")
+                    throw AdminError(
+                        .duplicateSource, "already queued or in progress: \(list)",
+                        hint: "nothing was enqueued; pass --force to enqueue them again")
+                }
+            }
+            let sources = media.map(\.source)
+            let titles = media.map(\.title)
+            let languages = media.map(\.language)
+            let models = media.map(\.model)
+            let priorities = media.map(\.priority.rawValue)
+            let chapterSelections: [String?] = media.map { $0.chapters.storedIndexes.map { $0.postgresText } ?? nil }
+            let webhookURLs = media.map(\.webhookURL)
+            let prompts = media.map(\.prompt)
+            let rows = try await connection.query(
+                """
+                WITH input AS (
+                    SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
+                                         \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[])
+                        WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt, position)
+                ), inserted AS (
+                    INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt)
+                    SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt
+                    FROM input ORDER BY position
+                    RETURNING id, source, title, priority
+                ), queued AS (
+                    INSERT INTO jobs (kind, priority, media_id)
+                    SELECT 'media', priority, id FROM inserted
+                    RETURNING id, media_id
+                )
+                SELECT i.id AS media_id, q.id AS job_id, i.source, i.title
+                FROM inserted i JOIN queued q ON q.media_id = i.id
+                ORDER BY i.id
+                """)
+            return try rows.map { row in
+                EnqueuedMedia(
+                    mediaID: try row.decode("media_id"), jobID: try row.decode("job_id"),
+                    source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
+                    title: try row.decode("title"))
+            }
+        }
+    }
+
+    /// Media of these sources that are queued or in progress.
+    public func activeDuplicates(of sources: [String], on connection: PostgresConnection? = nil) async throws -> [ActiveDuplicate] {
+        let statement: PostgresQuery = """
+            SELECT id, source, state FROM media
+            WHERE source = ANY(\(sources)::text[]) AND state IN ('queued', 'probing', 'transcribing')
+            ORDER BY id
+            """
+        let rows = try await query(statement, on: connection)
+        return try rows.map { ActiveDuplicate(
+                mediaID: try $0.decode("id"), source: SecretRedactor.redactURLCredentials(in: try $0.decode("source")),
+                state: try $0.decode("state")) }
+    }
+
+    /// "enqueue" in ASCII: the transaction lock that serialises enqueues.
+    static let enqueueLockKey: Int64 = 0x65_6e_71_75_65_75_65
+}
+
+extension MediaState: PostgresCodable {}

@@ -1,0 +1,141 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension ProgressStage: PostgresCodable {}
+
+extension AdminStore {
+    /// Which media `steno list` shows, newest first.
+    public struct MediaFilter: Sendable, Equatable {
+        public var states: [MediaState]?
+        public var createdSince: Date?
+        /// Keyset paging: only media with a smaller id (those listed after it).
+        public var beforeID: Int64?
+        public var limit: Int
+        public var offset: Int
+
+        public init(states: [MediaState]? = nil, createdSince: Date? = nil, beforeID: Int64? = nil, limit: Int = 50, offset: Int = 0) {
+            self.states = states
+            self.createdSince = createdSince
+            self.beforeID = beforeID
+            self.limit = limit
+            self.offset = offset
+        }
+    }
+
+    /// The progress of one media; `notFound` when there is none.
+    public func progress(of mediaID: Int64) async throws -> MediaProgress {
+        guard let progress = try await progress(of: [mediaID]).first else { throw Self.noSuchMedia(mediaID) }
+        return progress
+    }
+
+    /// The progress of the media that exist among `mediaIDs`, in id order.
+    public func progress(of mediaIDs: [Int64]) async throws -> [MediaProgress] {
+        try await client.query("SELECT * FROM steno_progress WHERE media_id = ANY(\(mediaIDs)::bigint[]) ORDER BY media_id")
+            .map(MediaProgress.init(row:))
+    }
+
+    /// The chapters of a media, in order.
+    public func chapterProgress(of mediaID: Int64) async throws -> [ChapterProgress] {
+        try await client.query("SELECT * FROM steno_chapter_progress WHERE media_id = \(mediaID) ORDER BY number")
+            .map(ChapterProgress.init(row:))
+    }
+
+    /// Media matching `filter`, newest first.
+    public func list(_ filter: MediaFilter) async throws -> [MediaProgress] {
+        let states: [String]? = filter.states.map { $0.map(\.rawValue) }
+        return try await client.query(
+            """
+            SELECT * FROM steno_progress
+            WHERE (\(states)::text[] IS NULL OR state = ANY(\(states)::text[]))
+              AND (\(filter.createdSince)::timestamptz IS NULL OR created_at >= \(filter.createdSince)::timestamptz)
+              AND (\(filter.beforeID)::bigint IS NULL OR media_id < \(filter.beforeID)::bigint)
+            ORDER BY media_id DESC
+            LIMIT \(filter.limit) OFFSET \(filter.offset)
+            """
+        ).map(MediaProgress.init(row:))
+    }
+
+    /// How many media there are in each state.
+    public func mediaCountsByState() async throws -> [MediaState: Int] {
+        var counts: [MediaState: Int] = [:]
+        for row in try await client.query("SELECT state, count(*) AS media FROM media GROUP BY state") {
+            counts[try row.decode("state", as: MediaState.self)] = try row.decode("media")
+        }
+        return counts
+    }
+}
+
+extension MediaProgress {
+    init(row: PostgresRow) throws(PostgresError) {
+        self.init(
+            mediaID: try row.decode("media_id"), title: try row.decode("title"),
+            source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
+            state: try row.decode("state"), stage: try row.decode("stage"), priority: try row.decode("priority"),
+            durationSeconds: try row.decode("duration_seconds"), chapters: try row.decode("chapters"),
+            chaptersDone: try row.decode("chapters_done"), chaptersFailed: try row.decode("chapters_failed"),
+            chunks: try row.decode("chunks"), chunksDone: try row.decode("chunks_done"), chunksFailed: try row.decode("chunks_failed"),
+            percent: try row.decode("percent"), attempts: try row.decode("attempts"), failedJobs: try row.decode("failed_jobs"),
+            activeJobs: try row.decode("active_jobs"), costUSD: try row.decode("cost_usd"),
+            estimatedCostUSD: try row.decode("estimated_cost_usd"), errorClass: try row.decode("error_class"),
+            errorMessage: try row.decode("error_message"),
+            chapterSelection: ChapterSelection(storedIndexes: try row.decode("chapter_selection", as: [Int]?.self)).description,
+            focusChapter: try row.decode("focus_chapter", as: Int?.self).map { $0 + 1 },
+            createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"), finishedAt: try row.decode("finished_at"))
+    }
+}
+
+extension ChapterProgress {
+    init(row: PostgresRow) throws(PostgresError) {
+        self.init(
+            chapterID: try row.decode("chapter_id"), number: try row.decode("number"), title: try row.decode("title"),
+            state: try row.decode("state"), stage: try row.decode("stage"), startSeconds: try row.decode("start_seconds"),
+            endSeconds: try row.decode("end_seconds"), chunks: try row.decode("chunks"), chunksDone: try row.decode("chunks_done"),
+            chunksFailed: try row.decode("chunks_failed"), percent: try row.decode("percent"), attempts: try row.decode("attempts"),
+            failedJobs: try row.decode("failed_jobs"), activeJobs: try row.decode("active_jobs"), priority: try row.decode("priority"),
+            costUSD: try row.decode("cost_usd"), estimatedCostUSD: try row.decode("estimated_cost_usd"),
+            errorClass: try row.decode("error_class"), errorMessage: try row.decode("error_message"))
+    }
+}
+
+extension AdminStore {
+    /// Why the media is not moving right now (a paused backend, jobs waiting to retry, no
+    /// workers); empty when nothing holds it or it has finished.
+    public func holds(of mediaID: Int64) async throws -> [MediaHold] {
+        let row = try await client.query(
+            """
+            WITH media_jobs AS (
+                SELECT j.* FROM jobs j
+                WHERE j.media_id = \(mediaID) OR j.chapter_id IN (SELECT id FROM chapters WHERE media_id = \(mediaID))
+            ), retrying AS (
+                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > now()
+            ), live AS (
+                SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > now() - interval '60 seconds'
+            )
+            SELECT (SELECT state FROM media WHERE id = \(mediaID)) AS media_state,
+                   (SELECT count(*) FROM media_jobs WHERE state = \(JobState.queued) AND kind = 'chunk') AS queued_chunks,
+                   (SELECT count(*) FROM retrying) AS retrying,
+                   (SELECT min(run_at) FROM retrying) AS next_retry,
+                   (SELECT COALESCE(max(attempt), 0) FROM retrying) AS highest_attempt,
+                   (SELECT COALESCE(max(max_attempts), 0) FROM retrying) AS max_attempts,
+                   (SELECT error_message FROM retrying ORDER BY updated_at DESC LIMIT 1) AS last_error,
+                   (SELECT count(*) FROM live) AS live_workers,
+                   (SELECT COALESCE(jsonb_object_agg(p.key, p.value), '{}'::jsonb)::text
+                    FROM live, jsonb_each_text(live.paused_backends) AS p) AS paused,
+                   (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message
+            """
+        ).single()
+        guard let state = try row.decode("media_state", as: MediaState?.self) else { throw Self.noSuchMedia(mediaID) }
+        let pausedText: String = try row.decode("paused")
+        let pausedStrings = (try? JSONDecoder().decode([String: String].self, from: Data(pausedText.utf8))) ?? [:]
+        let formatter = ISO8601DateFormatter()
+        let paused = pausedStrings.compactMapValues { formatter.date(from: $0) }
+        let facts = MediaHold.Facts(
+            mediaFinished: state.isFinished,
+            queuedChunkJobs: try row.decode("queued_chunks"), retryingJobs: try row.decode("retrying"),
+            nextRetryAt: try row.decode("next_retry"), highestAttempt: try row.decode("highest_attempt"),
+            maxAttempts: try row.decode("max_attempts"), lastError: try row.decode("last_error"),
+            liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"))
+        return MediaHold.holds(facts)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+/// How a running job's attempt ends: each case is one transition of the job, written once in
+/// `JobStore.end(_:as:on:)` for every caller, with the one `job_attempts` row that records it.
+public enum AttemptEnd: Sendable, Equatable {
+    /// The work is done.
+    case succeeded(answerDiscarded: AnswerDisposal.DiscardReason? = nil)
+    /// Failed for good: no further attempt.
+    case failed(JobStore.Failure)
+    /// Stopped because its cancel flag was set, or its chunk, chapter or media was cancelled.
+    case cancelled(message: String, answerDiscarded: AnswerDisposal.DiscardReason? = nil)
+    /// Failed this time: queued again after `delay`, failed once out of attempts, cancelled
+    /// when its flag was set meanwhile.
+    case retry(after: Duration, JobStore.Failure)
+    /// Not the job's fault (its backend is down): queued again until `runAt`, the attempt given back.
+    case postponed(until: Date, JobStore.Failure)
+    /// Handed back at shutdown: queued again at once, the attempt given back.
+    case released
+    /// Taken back from a worker that stopped renewing its lease (`JobStore.rescueExpired`):
+    /// like a failed attempt, queued again, failed once out of attempts, or cancelled.
+    case leaseExpired
+
+    /// The failure recorded on the job and its attempt.
+    var failure: JobStore.Failure? {
+        switch self {
+        case .succeeded, .released, .leaseExpired: nil
+        case .failed(let failure), .retry(_, let failure), .postponed(_, let failure): failure
+        case .cancelled(let message, _): JobStore.Failure(.cancelled, message)
+        }
+    }
+
+    var answerDiscarded: AnswerDisposal.DiscardReason? {
+        switch self {
+        case .succeeded(let reason), .cancelled(_, let reason): reason
+        default: nil
+        }
+    }
+
+    /// The job's next state, from its row (`j`): a SQL expression.
+    var nextState: PostgresQuery {
+        switch self {
+        case .succeeded: "'succeeded'"
+        case .failed: "'failed'"
+        case .cancelled: "'cancelled'"
+        case .retry, .leaseExpired: JobStore.stateAfterFailedAttempt
+        case .postponed, .released: "CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END"
+        }
+    }
+
+    /// When the job may run again: a SQL expression, used only when it is queued again.
+    var runAt: PostgresQuery {
+        switch self {
+        case .retry(let delay, _): "now() + make_interval(secs => \(delay.seconds)::float8)"
+        case .postponed(let until, _): "\(until)::timestamptz"
+        default: "now()"
+        }
+    }
+
+    /// Attempt numbers only grow (they fence stale writers), so a try is given back by allowing one more.
+    var givesAttemptBack: Bool {
+        switch self {
+        case .postponed, .released: true
+        default: false
+        }
+    }
+
+    /// The `job_attempts.outcome` for the job's new state (`e.state`): a SQL expression.
+    var outcome: PostgresQuery {
+        switch self {
+        case .succeeded: "'succeeded'"
+        case .failed: "'failed'"
+        case .cancelled: "'cancelled'"
+        case .retry: "CASE e.state WHEN 'queued' THEN 'retry' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END"
+        case .postponed, .released: "'released'"
+        case .leaseExpired: "'lease_expired'"
+        }
+    }
+
+    /// `jobs.error_class` after the transition (`j`, `held`): a SQL expression.
+    var jobErrorClass: PostgresQuery {
+        switch self {
+        case .succeeded: "NULL"
+        case .released: "j.error_class"
+        case .leaseExpired: "'lost_lease'"
+        default: "\(failure?.errorClass)"
+        }
+    }
+
+    /// `jobs.error_message` after the transition (`j`, `held`): a SQL expression.
+    var jobErrorMessage: PostgresQuery {
+        switch self {
+        case .succeeded: "NULL"
+        case .released: "j.error_message"
+        case .leaseExpired: "'worker ' || held.owner || ' stopped renewing its lease'"
+        default: "\(failure?.message)"
+        }
+    }
+
+    /// `job_attempts.error_class`: a SQL expression.
+    var attemptErrorClass: PostgresQuery {
+        switch self {
+        case .leaseExpired: "'lost_lease'"
+        default: "\(failure?.errorClass)"
+        }
+    }
+
+    /// What `job_attempts.message` says.
+    var attemptMessage: String? {
+        switch self {
+        case .released: "handed back at worker shutdown"
+        case .leaseExpired: "lease expired without a heartbeat"
+        default: failure?.message
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension JobKind: PostgresCodable {}
+extension JobState: PostgresCodable {}
+extension JobPriority: PostgresCodable {}
+extension FailureClass: PostgresCodable {}
+extension JobAttempt.Outcome: PostgresCodable {}
+extension ChapterState: PostgresCodable {}
+extension ChunkState: PostgresCodable {}
+extension WorkerState: PostgresCodable {}
+extension AnswerDisposal.DiscardReason: PostgresCodable {}
+
+extension Job {
+    /// Reads a `jobs` row (`SELECT *` or `RETURNING *`).
+    init(row: PostgresRow) throws(PostgresError) {
+        self.init(
+            id: try row.decode("id"),
+            kind: try row.decode("kind"),
+            state: try row.decode("state"),
+            priority: try row.decode("priority"),
+            runAt: try row.decode("run_at"),
+            attempt: try row.decode("attempt"),
+            maxAttempts: try row.decode("max_attempts"),
+            mediaID: try row.decode("media_id"),
+            chapterID: try row.decode("chapter_id"),
+            chunkID: try row.decode("chunk_id"),
+            leaseOwner: try row.decode("lease_owner"),
+            leaseExpiresAt: try row.decode("lease_expires_at"),
+            cancelRequested: try row.decode("cancel_requested"),
+            errorClass: try row.decode("error_class"),
+            errorMessage: try row.decode("error_message"),
+            createdAt: try row.decode("created_at"))
+    }
+}
+
+extension JobAttempt {
+    /// Reads a `job_attempts` row.
+    init(row: PostgresRow) throws(PostgresError) {
+        self.init(
+            jobID: try row.decode("job_id"),
+            attempt: try row.decode("attempt"),
+            worker: try row.decode("worker"),
+            startedAt: try row.decode("started_at"),
+            finishedAt: try row.decode("finished_at"),
+            outcome: try row.decode("outcome"),
+            errorClass: try row.decode("error_class"),
+            httpStatus: try row.decode("http_status"),
+            message: try row.decode("message"))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension JobStore {
+    /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then by `run_at`
+    /// and id, skipping rows other workers are claiming. The attempt is recorded when it ends.
+    public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
+        precondition(limit > 0, "claim at least one job")
+        // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
+        // reads the claim index in order with no condition it cannot use.
+        let only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        let rows = try await client.query(
+            """
+            UPDATE jobs j
+            SET state = 'running', attempt = j.attempt + 1, lease_owner = \(worker),
+                lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8),
+                started_at = now(), updated_at = now()
+            WHERE j.id IN (
+                SELECT id FROM jobs
+                WHERE state = 'queued' AND run_at <= now() \(only)
+                ORDER BY priority DESC, run_at, id
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED)
+            RETURNING j.*
+            """)
+        return try rows.map(Job.init(row:)).sorted { first, second in
+            if first.priority != second.priority { return first.priority.rawValue > second.priority.rawValue }
+            if first.runAt != second.runAt { return first.runAt < second.runAt }
+            return first.id < second.id
+        }
+    }
+
+    /// What a heartbeat learned about one lease.
+    public enum HeartbeatResult: Sendable, Equatable {
+        /// The lease was extended; `cancelRequested` says whether to stop.
+        case held(cancelRequested: Bool)
+        /// The job was rescued, finished or claimed by another worker: drop the work, write nothing.
+        case lost
+    }
+
+    /// Extends the leases by `lease` from now and reads their cancel flags, in one statement for
+    /// all of them. It changes no indexed column, so PostgreSQL updates each row in place (HOT).
+    public func heartbeat(_ leases: [JobLease], extendBy lease: Duration) async throws -> [JobLease: HeartbeatResult] {
+        guard !leases.isEmpty else { return [:] }
+        var results = Dictionary(uniqueKeysWithValues: leases.map { ($0, HeartbeatResult.lost) })
+        let rows = try await client.query(
+            """
+            UPDATE jobs j
+            SET lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8), updated_at = now()
+            FROM \(Self.held(leases))
+            WHERE \(Self.leaseFence)
+            RETURNING j.id, j.attempt, held.owner, j.cancel_requested
+            """)
+        for row in rows {
+            let held = JobLease(jobID: try row.decode("id"), owner: try row.decode("owner"), attempt: try row.decode("attempt"))
+            results[held] = .held(cancelRequested: try row.decode("cancel_requested"))
+        }
+        return results
+    }
+}

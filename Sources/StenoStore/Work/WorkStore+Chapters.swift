@@ -1,0 +1,77 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// What the chapter and merge jobs read.
+    public struct ChapterRecord: Sendable {
+        public var id: Int64
+        public var mediaID: Int64
+        public var index: Int
+        public var start: Double
+        public var end: Double
+        public var state: ChapterState
+        public var mediaState: MediaState
+        public var mediaPriority: JobPriority
+        public var source: String
+
+        /// Cancelled here or on its media: a job for it ends without work.
+        public var isCancelled: Bool { state == .cancelled || mediaState == .cancelled }
+    }
+
+    public func chapter(_ id: Int64) async throws -> ChapterRecord? {
+        guard let row = try await client.query(
+            """
+            SELECT c.id, c.media_id, c.index, c.start_seconds, c.end_seconds, c.state,
+                   m.state AS media_state, m.priority AS media_priority, m.source
+            FROM chapters c JOIN media m ON m.id = c.media_id
+            WHERE c.id = \(id)
+            """
+        ).first else { return nil }
+        return ChapterRecord(
+            id: try row.decode("id"), mediaID: try row.decode("media_id"), index: try row.decode("index"),
+            start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), state: try row.decode("state"),
+            mediaState: try row.decode("media_state"), mediaPriority: try row.decode("media_priority"),
+            source: try row.decode("source"))
+    }
+
+    /// `queued` -> `planning`.
+    public func markPlanning(_ chapterID: Int64) async throws {
+        try await client.query(
+            "UPDATE chapters SET state = 'planning', updated_at = now() WHERE id = \(chapterID) AND state = 'queued'")
+    }
+
+    /// Stores the planned chunks and one chunk job each, moves the chapter to `transcribing` and
+    /// completes the chapter job, all at once; a second run adds nothing.
+    public func storePlan(_ lease: JobLease, chapter: ChapterRecord, chunks: [PlannedChunk]) async throws {
+        try await client.withTransaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech)
+                SELECT \(chapter.mediaID), \(chapter.id), index, start_seconds, end_seconds, speech::jsonb
+                FROM unnest(\(chunks.map(\.index))::integer[], \(chunks.map(\.start.seconds))::float8[], \(chunks.map(\.end.seconds))::float8[], \(chunks.map { try Self.json($0.speech) })::text[]) AS i(index, start_seconds, end_seconds, speech)
+                ON CONFLICT (chapter_id, index) DO NOTHING
+                """)
+            try await insertChunkJobs(chapterID: chapter.id, priority: chapter.mediaPriority, on: connection)
+            try await connection.query(
+                """
+                UPDATE chapters SET state = 'transcribing', updated_at = now()
+                WHERE id = \(chapter.id) AND state IN ('queued', 'planning')
+                """)
+            try await complete(lease, on: connection)
+        }
+    }
+
+    /// One job for every queued chunk of the chapter that has none yet.
+    func insertChunkJobs(chapterID: Int64, priority: JobPriority, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO jobs (kind, priority, media_id, chapter_id, chunk_id)
+            SELECT 'chunk', \(priority.rawValue), k.media_id, k.chapter_id, k.id
+            FROM chunks k
+            WHERE k.chapter_id = \(chapterID) AND k.state = 'queued'
+              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chunk_id = k.id AND j.kind = 'chunk')
+            ORDER BY k.start_seconds
+            """)
+    }
+}

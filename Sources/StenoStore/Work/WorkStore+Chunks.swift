@@ -1,0 +1,194 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// What the chunk job reads.
+    public struct ChunkRecord: Sendable {
+        public var id: Int64
+        public var mediaID: Int64
+        public var chapterID: Int64
+        public var index: Int
+        public var start: Double
+        public var end: Double
+        public var state: ChunkState
+        public var chapterState: ChapterState
+        public var mediaState: MediaState
+        public var mediaPriority: JobPriority
+        public var source: String
+        public var language: String?
+        /// The media's own model (`steno enqueue --model`), else nil for the worker's.
+        public var model: String?
+        /// The media's prompt (`steno enqueue --prompt`).
+        public var prompt: String?
+
+        public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
+    }
+
+    /// A chunk's transcription as stored: text, segments and words on the media's clock, usage.
+    public struct StoredTranscription: Sendable {
+        public var text: String
+        public var segments: [TimedSegment]
+        public var words: [TimedWord]
+        public var encodedBytes: Int
+        public var backend: String
+        public var model: String
+        public var usageSeconds: Double?
+        public var costUSD: Double?
+
+        public init(
+            text: String, segments: [TimedSegment], words: [TimedWord], encodedBytes: Int, backend: String, model: String,
+            usageSeconds: Double?, costUSD: Double?
+        ) {
+            self.text = text
+            self.segments = segments
+            self.words = words
+            self.encodedBytes = encodedBytes
+            self.backend = backend
+            self.model = model
+            self.usageSeconds = usageSeconds
+            self.costUSD = costUSD
+        }
+    }
+
+    public func chunk(_ id: Int64) async throws -> ChunkRecord? {
+        guard let row = try await client.query(
+            """
+            SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
+                   c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
+                   m.model, m.prompt
+            FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
+            WHERE k.id = \(id)
+            """
+        ).first else { return nil }
+        return ChunkRecord(
+            id: try row.decode("id"), mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"),
+            index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+            state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
+            mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
+            model: try row.decode("model"), prompt: try row.decode("prompt"))
+    }
+
+    /// Whether a chunk job may transcribe its chunk.
+    public enum ChunkStart: Sendable, Equatable {
+        /// The chunk is `running` for this attempt.
+        case started
+        /// Another attempt has the chunk's answer and is writing it (`holdAnswer`): wait.
+        case answerHeldElsewhere
+        /// The chunk is finished, split, cancelled or gone.
+        case notRunnable
+    }
+
+    /// Marks the chunk `running` for this attempt, unless it is finished or another attempt holds
+    /// its answer. The chapter row is locked first, as every chunk write does.
+    public func markRunning(chunkID: Int64) async throws -> ChunkStart {
+        try await client.withTransaction { connection in
+            try await connection.query(
+                "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = \(chunkID) FOR UPDATE OF c")
+            let started = try await connection.query(
+                """
+                UPDATE chunks SET state = 'running', updated_at = now()
+                WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running') AND (answer_held_until IS NULL OR answer_held_until <= now())
+                RETURNING id
+                """)
+            if !started.isEmpty { return .started }
+            let held = try await connection.query(
+                """
+                SELECT 1 FROM chunks
+                WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running') AND answer_held_until > now()
+                """)
+            return held.isEmpty ? .notRunnable : .answerHeldElsewhere
+        }
+    }
+
+    /// Marks that an attempt has the chunk's answer and is about to write it, for `window`
+    /// (the write's retry window), so that another attempt of the job waits for that write
+    /// instead of uploading again. One statement on the chunk's row alone: it does not wait on
+    /// the chapter's lock as the write itself may.
+    public func holdAnswer(chunkID: Int64, for window: Duration) async throws {
+        try await client.query(
+            """
+            UPDATE chunks SET answer_held_until = now() + make_interval(secs => \(window.seconds)::float8)
+            WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running')
+            """)
+    }
+
+    /// Stores the transcription and completes the chunk job; when this was the chapter's last
+    /// chunk to succeed, moves the chapter to `merging` and enqueues its merge job. Returns
+    /// whether it did. The chapter row is locked first, so that two chunks finishing at once
+    /// see each other and exactly one of them enqueues the merge.
+    @discardableResult
+    public func storeTranscription(_ lease: JobLease, chunk: ChunkRecord, _ stored: StoredTranscription) async throws -> AnswerDisposal {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT id FROM chapters WHERE id = \(chunk.chapterID) FOR UPDATE")
+            let state = try await connection.query("SELECT state FROM chunks WHERE id = \(chunk.id) FOR UPDATE")
+                .first.map { try $0.decode("state", as: ChunkState.self) }
+            if let reason = AnswerDisposal.discardReason(forChunkState: state) {
+                // A write retried after the connection broke may find its own first try committed.
+                let ours = try await connection.query(
+                    "SELECT 1 AS ours FROM job_attempts WHERE job_id = \(lease.jobID) AND attempt = \(lease.attempt) AND outcome = 'succeeded'")
+                if reason == .alreadyAnswered && !ours.isEmpty { return .stored(mergeEnqueued: false) }
+                // The reason is recorded in `job_attempts` when the handler ends the attempt.
+                return .discarded(reason)
+            }
+            // Written whether or not the attempt still holds its lease: any answer for this
+            // audio is as good as another, and it has been paid for.
+            try await connection.query(
+                """
+                UPDATE chunks
+                SET text = \(stored.text), segments = \(Self.json(stored.segments))::jsonb, words = \(stored.words.isEmpty ? nil : Self.json(stored.words))::jsonb, encoded_bytes = \(stored.encodedBytes), backend = \(stored.backend), model = \(stored.model),
+                    usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), state = 'succeeded', error_class = NULL, error_message = NULL,
+                    answer_held_until = NULL, finished_at = now(), updated_at = now()
+                WHERE id = \(chunk.id)
+                """)
+            let held = !(try await JobStore.end([lease], as: .succeeded(), on: connection)).isEmpty
+            let merging = try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
+            return held ? .stored(mergeEnqueued: merging) : .keptAfterLeaseLost(mergeEnqueued: merging)
+        }
+    }
+
+    /// Replaces a chunk whose encoding was over the upload limit by `pieces`, each a new chunk
+    /// with its own job, and completes the job. A second run finds the chunk split already and
+    /// only completes.
+    public func storeSplit(_ lease: JobLease, chunk: ChunkRecord, pieces: [PlannedChunk]) async throws {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT id FROM chapters WHERE id = \(chunk.chapterID) FOR UPDATE")
+            let split = try await connection.query(
+                """
+                UPDATE chunks SET state = 'split', updated_at = now(), finished_at = now()
+                WHERE id = \(chunk.id) AND state IN ('queued', 'running', 'failed')
+                RETURNING id
+                """)
+            if !split.isEmpty {
+                // Indexes only have to be unique per chapter; the merge orders chunks by time.
+                try await connection.query(
+                    """
+                    INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech)
+                    SELECT \(chunk.mediaID), \(chunk.chapterID), (SELECT max(index) FROM chunks WHERE chapter_id = \(chunk.chapterID)) + i.position, i.start_seconds, i.end_seconds, i.speech::jsonb
+                    FROM unnest(\(pieces.map(\.start.seconds))::float8[], \(pieces.map(\.end.seconds))::float8[], \(pieces.map { try Self.json($0.speech) })::text[]) WITH ORDINALITY AS i(start_seconds, end_seconds, speech, position)
+                    """)
+                try await insertChunkJobs(chapterID: chunk.chapterID, priority: chunk.mediaPriority, on: connection)
+            }
+            try await complete(lease, on: connection)
+        }
+    }
+
+    /// Moves the chapter to `merging` and enqueues its merge job when every chunk succeeded.
+    func enqueueMergeIfDone(chapterID: Int64, mediaID: Int64, priority: JobPriority, on connection: PostgresConnection) async throws -> Bool {
+        let merging = try await connection.query(
+            """
+            UPDATE chapters SET state = 'merging', updated_at = now()
+            WHERE id = \(chapterID) AND state = 'transcribing'
+              AND NOT EXISTS (SELECT 1 FROM chunks WHERE chapter_id = \(chapterID) AND state NOT IN ('succeeded', 'split'))
+            RETURNING id
+            """)
+        guard !merging.isEmpty else { return false }
+        try await connection.query(
+            """
+            INSERT INTO jobs (kind, priority, media_id, chapter_id)
+            SELECT 'merge', \(priority.rawValue), \(mediaID), \(chapterID)
+            WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE chapter_id = \(chapterID) AND kind = 'merge' AND state IN ('queued', 'running'))
+            """)
+        return true
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// The succeeded chunks of a chapter, in time order, as the merge reads them.
+    public func transcripts(ofChapter chapterID: Int64) async throws -> [ChunkTranscript] {
+        let rows = try await client.query(
+            """
+            SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words, speech::text AS speech
+            FROM chunks WHERE chapter_id = \(chapterID) AND state = 'succeeded'
+            ORDER BY start_seconds, index
+            """)
+        return try rows.map { row in
+            ChunkTranscript(
+                start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+                text: try row.decode("text", as: String?.self) ?? "",
+                segments: try Self.decodeJSON([TimedSegment].self, try row.decode("segments")) ?? [],
+                words: try Self.decodeJSON([TimedWord].self, try row.decode("words")) ?? [],
+                speech: try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")) ?? [])
+        }
+    }
+
+    /// Replaces the chapter's segments by `sentences`, stores its text, marks it succeeded and
+    /// completes the merge job; when it was the media's last chapter, finishes the media and
+    /// sends `NOTIFY steno_media`. Returns the media's final state when this finished it.
+    /// The media row is locked first, so that two chapters merging at once see each other.
+    @discardableResult
+    public func storeMerge(_ lease: JobLease, chapter: ChapterRecord, sentences: [MergedSentence]) async throws -> MediaState? {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT id FROM media WHERE id = \(chapter.mediaID) FOR UPDATE")
+            try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
+            try await connection.query(
+                """
+                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words)
+                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb
+                FROM unnest(\(sentences.map(\.start))::float8[], \(sentences.map(\.end))::float8[], \(sentences.map(\.text))::text[], \(sentences.map { $0.words.isEmpty ? nil : try Self.json($0.words) })::text[])
+                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, position)
+                """)
+            try await connection.query(
+                """
+                UPDATE chapters SET text = \(sentences.map(\.text).joined(separator: " ")), state = 'succeeded', error_class = NULL, error_message = NULL,
+                                    finished_at = now(), updated_at = now()
+                WHERE id = \(chapter.id) AND state <> 'cancelled'
+                """)
+            try await complete(lease, on: connection)
+            return try await Lifecycle.finishMediaIfDone(chapter.mediaID, on: connection)
+        }
+    }
+}

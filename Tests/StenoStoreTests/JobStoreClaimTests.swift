@@ -1,0 +1,154 @@
+import Foundation
+import StenoCore
+import StenoStore
+import StenoTestSupport
+import Synchronization
+import Testing
+
+@testable import StenoPostgres
+
+@Suite("JobStore: enqueue and claim")
+struct JobStoreClaimTests {
+    @Test("8 concurrent claimers over 5,000 jobs: every job claimed exactly once")
+    func concurrentClaimers() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 9)
+            let store = JobStore(client: client)
+            let mediaID = try await TestData.insertMedia(client)
+            let ids = try await store.enqueue(Array(repeating: NewJob(kind: .chunk, mediaID: mediaID), count: 5000))
+            #expect(ids.count == 5000)
+            #expect(Set(ids).count == 5000)
+
+            let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        var claimed: [Int64] = []
+                        while true {
+                            let jobs = try await store.claim(limit: 25, worker: "worker-\(worker)", lease: .seconds(60))
+                            if jobs.isEmpty { return claimed }
+                            claimed += jobs.map(\.id)
+                            let finished = try await store.complete(jobs.compactMap(\.lease))
+                            #expect(finished.count == jobs.count)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[Int64]]()) { $0.append($1) }
+            }
+            let all = claims.flatMap { $0 }
+            #expect(all.count == 5000, "no job claimed twice")
+            #expect(Set(all) == Set(ids), "every job claimed")
+            #expect(claims.filter { !$0.isEmpty }.count >= 2, "the work was shared between claimers")
+
+            let summary = try await client.query(
+                """
+                SELECT (SELECT count(*) FROM jobs WHERE state = 'succeeded' AND attempt = 1) AS succeeded,
+                       (SELECT count(*) FROM job_attempts WHERE outcome = 'succeeded') AS attempts,
+                       (SELECT count(*) FROM (SELECT job_id FROM job_attempts GROUP BY job_id HAVING count(*) > 1) AS d) AS repeated
+                """
+            ).single()
+            #expect(try summary.decode("succeeded", as: Int.self) == 5000)
+            #expect(try summary.decode("attempts", as: Int.self) == 5000)
+            #expect(try summary.decode("repeated", as: Int.self) == 0)
+            await client.shutdown()
+        }
+    }
+
+    @Test("claims by priority, then run_at, then id; future jobs wait")
+    func order() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let now = Date()
+            let lowOld = try await store.enqueue(NewJob(kind: .chunk, priority: .low, runAt: now.addingTimeInterval(-60)))
+            let highNew = try await store.enqueue(NewJob(kind: .chunk, priority: .high, runAt: now.addingTimeInterval(-1)))
+            let mediumA = try await store.enqueue(NewJob(kind: .chunk, priority: .medium, runAt: now.addingTimeInterval(-30)))
+            let mediumB = try await store.enqueue(NewJob(kind: .chunk, priority: .medium, runAt: now.addingTimeInterval(-30)))
+            let highOld = try await store.enqueue(NewJob(kind: .chunk, priority: .high, runAt: now.addingTimeInterval(-10)))
+            let future = try await store.enqueue(NewJob(kind: .chunk, priority: .high, runAt: now.addingTimeInterval(3600)))
+
+            let firstTwo = try await store.claim(limit: 2, worker: "w", lease: .seconds(30))
+            #expect(firstTwo.map(\.id) == [highOld, highNew])
+            let rest = try await store.claim(limit: 10, worker: "w", lease: .seconds(30))
+            #expect(rest.map(\.id) == [mediumA, mediumB, lowOld])
+            #expect(!rest.contains { $0.id == future })
+            #expect(try await store.job(future)?.state == .queued)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a claim fills in the lease, its attempt is recorded once when it ends; kinds filter what is claimed")
+    func claimDetails() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let mediaJob = try await store.enqueue(NewJob(kind: .media))
+            let chunkJob = try await store.enqueue(NewJob(kind: .chunk, priority: .high))
+
+            let claimed = try await store.claim(limit: 5, worker: "probe-worker", lease: .seconds(45), kinds: [.media])
+            #expect(claimed.map(\.id) == [mediaJob])
+            let job = try #require(claimed.first)
+            #expect(job.state == .running)
+            #expect(job.attempt == 1)
+            #expect(job.leaseOwner == "probe-worker")
+            let leaseLength = try #require(job.leaseExpiresAt).timeIntervalSinceNow
+            #expect(leaseLength > 30 && leaseLength <= 46)
+            // A running attempt is the job's row with its lease; job_attempts has it once it ends.
+            #expect(try await store.attempts(ofJob: mediaJob).isEmpty)
+            #expect(try await store.job(chunkJob)?.state == .queued)
+            let lease = try #require(job.lease)
+            #expect(try await store.complete(lease))
+            let attempts = try await store.attempts(ofJob: mediaJob)
+            #expect(attempts.count == 1)
+            #expect(attempts.first?.worker == "probe-worker")
+            #expect(attempts.first?.outcome == .succeeded)
+            let startedAt: Date = try await client.query("SELECT started_at FROM jobs WHERE id = $1", [mediaJob]).single().decode("started_at")
+            #expect(attempts.first?.startedAt == startedAt)
+            await client.shutdown()
+        }
+    }
+
+    @Test("enqueueing wakes a listener on steno_jobs")
+    func enqueueNotifies() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let listener = try PostgresListener(configuration: database.configuration, channels: [JobStore.Channel.jobs])
+            var events = try await listener.events(pollInterval: .milliseconds(100)).makeAsyncIterator()
+            _ = try await store.enqueue([NewJob(kind: .media), NewJob(kind: .media)])
+            guard case .notification(let notification) = try await events.next() else {
+                Issue.record("expected a notification")
+                return
+            }
+            #expect(notification.channel == JobStore.Channel.jobs)
+            await client.shutdown()
+        }
+    }
+}
+
+@Suite("JobStore: claim plan")
+struct JobStoreClaimPlanTests {
+    @Test("the claim reads the partial index of queued jobs, not the table")
+    func claimUsesPartialIndex() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            // A realistic table: most jobs finished long ago, a few queued.
+            try await client.query(
+                """
+                INSERT INTO jobs (kind, state, finished_at)
+                SELECT 'chunk', 'succeeded', now() FROM generate_series(1, 20000)
+                """)
+            _ = try await JobStore(client: client).enqueue((0..<20).map { _ in NewJob(kind: .chunk) })
+            try await client.query("ANALYZE jobs")
+            let plan = try await client.query(
+                """
+                EXPLAIN SELECT id FROM jobs
+                WHERE state = 'queued' AND run_at <= now()
+                ORDER BY priority DESC, run_at, id LIMIT \(10) FOR UPDATE SKIP LOCKED
+                """
+            ).map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
+            #expect(plan.contains("Index Scan using jobs_claim_idx"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+            await client.shutdown()
+        }
+    }
+}
