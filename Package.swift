@@ -143,7 +143,6 @@ let package = Package(
             dependencies: [
                 "StenoMedia", "StenoStore", "StenoPostgres", "StenoCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "bench/Sources/steno-bench"
         ),

@@ -28,8 +28,31 @@ CREATE TRIGGER jobs_notify_requeue AFTER UPDATE OF state ON jobs
     EXECUTE FUNCTION steno_notify_job_claimable();
 
 -- 4. One `job_attempts` row per attempt, written once when the attempt ends (its start is
---    `jobs.started_at` until then). A running attempt has no row: a running job is the row in
---    `jobs` with its lease. Rows of attempts that were running when this migration ran are
---    completed by the end of their attempt (the store's insert updates an existing row).
+--    `jobs.started_at` until then): a running attempt is the `jobs` row with its lease. The row
+--    used to be inserted at the claim and updated at the end, each time with every index.
+--    Rows of attempts that were running when this migration ran are completed by their end.
 COMMENT ON TABLE job_attempts IS
     'One row per ended attempt of a job, written when it ends; a running attempt is the jobs row with its lease.';
+
+-- 5. Each ended attempt writes its row and one index entry. The surrogate `id` (a sequence and
+--    an index) named nothing (job, attempt) did not; (job, attempt) is the key now.
+ALTER TABLE job_attempts DROP COLUMN id;
+ALTER TABLE job_attempts ADD CONSTRAINT job_attempts_pkey PRIMARY KEY (job_id, attempt);
+ALTER TABLE job_attempts DROP CONSTRAINT job_attempts_job_id_attempt_key;
+--    The foreign key checked the job and locked its row (a WAL record) on every insert, though
+--    the attempt is written in the same statement that ends the job. Deleting jobs (a media's,
+--    by `steno delete`) still deletes their attempts, with one statement per delete.
+ALTER TABLE job_attempts DROP CONSTRAINT job_attempts_job_id_fkey;
+CREATE FUNCTION steno_delete_job_attempts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM job_attempts a USING old_jobs o WHERE a.job_id = o.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER jobs_delete_attempts AFTER DELETE ON jobs
+    REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION steno_delete_job_attempts();
+--    Reports read attempts by time (`steno report --since`, steno_failures). Rows arrive in
+--    finishing order, so a BRIN index serves those ranges, and an insert into the newest,
+--    not yet summarised block range costs nothing.
+DROP INDEX job_attempts_finished_idx;
+CREATE INDEX job_attempts_finished_brin ON job_attempts USING brin (finished_at);

@@ -51,8 +51,10 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
 
 extension Array: PostgresEncodable where Element: PostgresEncodable {
     /// An array literal, `{...}`, every element quoted and escaped.
+    @inlinable
     public var postgresText: String? {
         var text = "{"
+        text.reserveCapacity(2 + count * 12)
         for (index, element) in enumerated() {
             if index > 0 { text += "," }
             guard let value = element.postgresText else {
@@ -60,9 +62,13 @@ extension Array: PostgresEncodable where Element: PostgresEncodable {
                 continue
             }
             text += "\""
-            for character in value {
-                if character == "\"" || character == "\\" { text += "\\" }
-                text.append(character)
+            if value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                for scalar in value.unicodeScalars {
+                    if scalar == "\"" || scalar == "\\" { text += "\\" }
+                    text.unicodeScalars.append(scalar)
+                }
+            } else {
+                text += value
             }
             text += "\""
         }

@@ -39,10 +39,12 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
     /// The statement's first line: never its parameters, which may hold anything.
     public var description: String { PostgresError.summary(of: sql) }
 
+    // Inlinable, so that each caller's module specializes the appends for its value types.
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
-        var sql: String
-        var bindings: [String?]
+        @usableFromInline var sql: String
+        @usableFromInline var bindings: [String?]
 
+        @inlinable
         public init(literalCapacity: Int, interpolationCount: Int) {
             sql = ""
             sql.reserveCapacity(literalCapacity + interpolationCount * 3)
@@ -50,11 +52,13 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             bindings.reserveCapacity(interpolationCount)
         }
 
+        @inlinable
         public mutating func appendLiteral(_ literal: String) {
             sql += literal
         }
 
         /// A value, sent as the next parameter.
+        @inlinable
         public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
             bindings.append(value.postgresText)
             sql += "$\(bindings.count)"
@@ -63,6 +67,13 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         /// SQL text of the caller's own: a table or channel name, never a value from outside.
         public mutating func appendInterpolation(sql fragment: StaticString) {
             sql += fragment.description
+        }
+
+        /// An integer written into the SQL itself rather than sent as a parameter, where the
+        /// planner must know it (a `LIMIT`): each value is then a statement text of its own,
+        /// with a plan of its own. An integer's digits cannot carry SQL.
+        public mutating func appendInterpolation(literal value: Int) {
+            sql += String(value)
         }
 
         /// Another query's SQL and parameters, renumbered to follow this one's.

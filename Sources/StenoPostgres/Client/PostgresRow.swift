@@ -1,7 +1,7 @@
 /// Column names of a result, shared by its rows.
 public final class PostgresColumns: Sendable {
     public let names: [String]
-    let indexByName: [String: Int]
+    @usableFromInline let indexByName: [String: Int]
 
     init(names: [String]) {
         self.names = names
@@ -16,9 +16,13 @@ public final class PostgresColumns: Sendable {
 /// One row of a result, copied out of libpq, in text format.
 public struct PostgresRow: Sendable {
     public let columns: PostgresColumns
-    let values: [String?]
+    @usableFromInline let values: [String?]
+
+    // The decoders are inlinable so that each caller's module specializes them for its types:
+    // unspecialized, every column read looked up generic metadata at run time.
 
     /// The value of `column`, which must not be NULL.
+    @inlinable
     public func decode<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self) throws(PostgresError) -> Value {
         guard let value = try decode(column, as: Value?.self) else {
             throw PostgresError(.decodingFailed, "column \(column) is NULL, expected \(Value.self)")
@@ -27,6 +31,7 @@ public struct PostgresRow: Sendable {
     }
 
     /// The value of `column`, or `nil` for NULL.
+    @inlinable
     public func decode<Value: PostgresDecodable>(_ column: String, as type: Value?.Type = Value?.self) throws(PostgresError) -> Value? {
         guard let index = columns.indexByName[column] else {
             throw PostgresError(.decodingFailed, "the result has no column \(column); it has \(columns.names.joined(separator: ", "))")

@@ -58,6 +58,9 @@ public enum AttemptEnd: Sendable, Equatable {
         }
     }
 
+    /// Whether the attempt may have a row already (see `JobStore.overOlderRow`).
+    var recordsOverOlderRows: Bool { self == .leaseExpired }
+
     /// Attempt numbers only grow (they fence stale writers), so a try is given back by allowing one more.
     var givesAttemptBack: Bool {
         switch self {

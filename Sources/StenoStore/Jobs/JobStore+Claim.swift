@@ -8,7 +8,11 @@ extension JobStore {
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
         precondition(limit > 0, "claim at least one job")
         // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
-        // reads the claim index in order with no condition it cannot use.
+        // reads the claim index in order with no condition it cannot use. The limit is part of
+        // the text (one prepared statement per limit, at most the worker's concurrency), and
+        // the claimed ids are collected with `= ANY(ARRAY(...))`: PostgreSQL then keeps one
+        // generic plan per statement. With the limit as a parameter it planned the claim again
+        // on every call, and a generic plan of `IN (...)` joined by scanning the table.
         let only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
         let rows = try await client.query(
             """
@@ -16,12 +20,12 @@ extension JobStore {
             SET state = 'running', attempt = j.attempt + 1, lease_owner = \(worker),
                 lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8),
                 started_at = now(), updated_at = now()
-            WHERE j.id IN (
+            WHERE j.id = ANY(ARRAY(
                 SELECT id FROM jobs
                 WHERE state = 'queued' AND run_at <= now() \(only)
                 ORDER BY priority DESC, run_at, id
-                LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED)
+                LIMIT \(literal: limit)
+                FOR UPDATE SKIP LOCKED))
             RETURNING j.*
             """)
         return try rows.map(Job.init(row:)).sorted { first, second in

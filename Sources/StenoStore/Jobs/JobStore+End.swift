@@ -54,14 +54,20 @@ extension JobStore {
                 SELECT e.id, e.attempt, e.worker, COALESCE(e.started_at, now()), now(), \(end.outcome),
                        \(end.attemptErrorClass), \(end.failure?.httpStatus), \(end.attemptMessage), \(end.answerDiscarded)
                 FROM ended e
-                -- An attempt claimed before migration 0010 has its row already.
-                ON CONFLICT (job_id, attempt) DO UPDATE
-                SET finished_at = EXCLUDED.finished_at, outcome = EXCLUDED.outcome, error_class = EXCLUDED.error_class,
-                    http_status = EXCLUDED.http_status, message = EXCLUDED.message, answer_discarded = EXCLUDED.answer_discarded
+                \(end.recordsOverOlderRows ? Self.overOlderRow : "")
             )
             SELECT id, kind, state, attempt, worker, run_at, media_id, chapter_id, chunk_id FROM ended ORDER BY id
             """
     }
+
+    /// A worker of a version before migration 0010 inserted its attempt's row at the claim;
+    /// when such an attempt is rescued, its row is completed instead. Only a rescue can meet
+    /// one (a worker ends its own attempts), so the hot path pays no speculative insert.
+    static let overOlderRow: PostgresQuery = """
+        ON CONFLICT (job_id, attempt) DO UPDATE
+        SET finished_at = EXCLUDED.finished_at, outcome = EXCLUDED.outcome, error_class = EXCLUDED.error_class,
+            http_status = EXCLUDED.http_status, message = EXCLUDED.message, answer_discarded = EXCLUDED.answer_discarded
+        """
 
     static func endedJobs(_ rows: PostgresRows) throws -> [EndedJob] {
         try rows.map { row in
