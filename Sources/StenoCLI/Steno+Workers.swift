@@ -84,7 +84,8 @@ extension Steno {
                 var table = TextTable(["worker", "host", "version", "status", "jobs", "reported", "heartbeat", "paused backends"], rightAligned: [4, 5])
                 for worker in shown {
                     let paused = worker.pausedBackends.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
-                    let status = worker.isLive(staleAfter: staleAfter) || worker.status == "stopped" ? worker.status : "\(worker.status), silent"
+                    let status = worker.isLive(staleAfter: staleAfter) || worker.status == .stopped
+                        ? worker.status.rawValue : "\(worker.status.rawValue), silent"
                     table.add([
                         worker.id, "\(worker.hostname):\(worker.pid)", worker.version, status, String(worker.runningJobs),
                         String(worker.jobsInFlight), HumanFormat.age(seconds: worker.heartbeatAgeSeconds), paused.isEmpty ? "-" : paused,

@@ -101,7 +101,7 @@ struct CaptionFormatTests {
             chapters: chapters.enumerated().map { index, segments in
                 Transcript.Chapter(
                     number: index + 1, title: titles?[index], start: segments.first?.start ?? 0, end: segments.last?.end ?? 1,
-                    state: "succeeded", text: nil, segments: segments)
+                    state: .succeeded, text: nil, segments: segments)
             })
     }
 
@@ -233,7 +233,7 @@ struct TranscriptDocumentFormatTests {
             mediaID: 7, title: "Talk", source: "/media/talk.mp3", language: nil, durationSeconds: 12,
             chapters: [
                 .init(
-                    number: 1, title: "Intro", start: 0, end: 12, state: "succeeded", text: "Hi all.",
+                    number: 1, title: "Intro", start: 0, end: 12, state: .succeeded, text: "Hi all.",
                     segments: [.init(start: 0.5, end: 1.5, text: "Hi all.", words: [.init(word: "Hi", start: 0.5, end: 0.9), .init(word: "all", start: 1, end: 1.5)])])
             ])
         let output = try TranscriptJSONFormatter().format(transcript)
@@ -256,9 +256,9 @@ struct TranscriptDocumentFormatTests {
         let two = Transcript(
             mediaID: 1, title: "Book", source: "/b", language: nil, durationSeconds: nil,
             chapters: [
-                .init(number: 1, title: "Opening", start: 0, end: 1, state: "succeeded", text: "It was a dark night.", segments: []),
-                .init(number: 2, title: nil, start: 1, end: 2, state: "succeeded", text: nil, segments: [.init(start: 1, end: 2, text: "The end.")]),
-                .init(number: 3, title: nil, start: 2, end: 3, state: "transcribing", text: nil, segments: []),
+                .init(number: 1, title: "Opening", start: 0, end: 1, state: .succeeded, text: "It was a dark night.", segments: []),
+                .init(number: 2, title: nil, start: 1, end: 2, state: .succeeded, text: nil, segments: [.init(start: 1, end: 2, text: "The end.")]),
+                .init(number: 3, title: nil, start: 2, end: 3, state: .transcribing, text: nil, segments: []),
             ])
         #expect(PlainTextFormatter().format(two) == """
             Book
@@ -278,7 +278,7 @@ struct TranscriptDocumentFormatTests {
             """)
         let one = Transcript(
             mediaID: 1, title: nil, source: "/b", language: nil, durationSeconds: nil,
-            chapters: [.init(number: 1, title: nil, start: 0, end: 1, state: "succeeded", text: "Only text.", segments: [])])
+            chapters: [.init(number: 1, title: nil, start: 0, end: 1, state: .succeeded, text: "Only text.", segments: [])])
         #expect(PlainTextFormatter().format(one) == "Only text.\n")
     }
 

@@ -36,12 +36,12 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var title: String?
         public var start: Double
         public var end: Double
-        public var state: String
+        public var state: ChapterState
         /// The chapter's full text; `nil` until it is merged.
         public var text: String?
         public var segments: [Segment]
 
-        public init(number: Int, title: String?, start: Double, end: Double, state: String, text: String?, segments: [Segment]) {
+        public init(number: Int, title: String?, start: Double, end: Double, state: ChapterState, text: String?, segments: [Segment]) {
             self.number = number
             self.title = title
             self.start = start

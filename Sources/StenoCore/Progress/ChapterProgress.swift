@@ -6,7 +6,7 @@ public struct ChapterProgress: Sendable, Equatable, Codable {
     /// 1-based.
     public var number: Int
     public var title: String?
-    public var state: String
+    public var state: ChapterState
     public var stage: ProgressStage
     public var startSeconds: Double
     public var endSeconds: Double
@@ -25,7 +25,7 @@ public struct ChapterProgress: Sendable, Equatable, Codable {
     public var errorMessage: String?
 
     public init(
-        chapterID: Int64, number: Int, title: String?, state: String, stage: ProgressStage, startSeconds: Double,
+        chapterID: Int64, number: Int, title: String?, state: ChapterState, stage: ProgressStage, startSeconds: Double,
         endSeconds: Double, chunks: Int, chunksDone: Int, chunksFailed: Int, percent: Double, attempts: Int,
         failedJobs: Int, activeJobs: Int, priority: JobPriority?, costUSD: Double, estimatedCostUSD: Double?,
         errorClass: String?, errorMessage: String?

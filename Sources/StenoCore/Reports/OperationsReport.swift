@@ -4,14 +4,14 @@ import Foundation
 public struct OperationsReport: Sendable, Equatable, Codable {
     /// A row of `steno_queue`.
     public struct QueueDepth: Sendable, Equatable, Codable {
-        public var kind: String
-        public var state: String
+        public var kind: JobKind
+        public var state: JobState
         public var jobs: Int
         public var ready: Int
         public var delayed: Int
         public var oldestAgeSeconds: Double?
 
-        public init(kind: String, state: String, jobs: Int, ready: Int, delayed: Int, oldestAgeSeconds: Double?) {
+        public init(kind: JobKind, state: JobState, jobs: Int, ready: Int, delayed: Int, oldestAgeSeconds: Double?) {
             self.kind = kind
             self.state = state
             self.jobs = jobs

@@ -7,7 +7,7 @@ public struct WorkerStatus: Sendable, Equatable, Codable {
     public var pid: Int
     public var version: String
     /// running, draining, paused or stopped, as the worker reports it.
-    public var status: String
+    public var status: WorkerState
     public var statusMessage: String?
     /// What the worker last reported.
     public var jobsInFlight: Int
@@ -20,7 +20,7 @@ public struct WorkerStatus: Sendable, Equatable, Codable {
     public var heartbeatAgeSeconds: Double
 
     public init(
-        id: String, hostname: String, pid: Int, version: String, status: String, statusMessage: String?, jobsInFlight: Int,
+        id: String, hostname: String, pid: Int, version: String, status: WorkerState, statusMessage: String?, jobsInFlight: Int,
         runningJobs: Int, pausedBackends: [String: String], startedAt: Date, lastHeartbeatAt: Date, heartbeatAgeSeconds: Double
     ) {
         self.id = id
@@ -39,6 +39,6 @@ public struct WorkerStatus: Sendable, Equatable, Codable {
 
     /// Live: not stopped, and heard from within `staleAfter` seconds.
     public func isLive(staleAfter: Double) -> Bool {
-        status != "stopped" && heartbeatAgeSeconds <= staleAfter
+        status != .stopped && heartbeatAgeSeconds <= staleAfter
     }
 }

@@ -19,44 +19,21 @@ extension AdminStore {
 
     /// Cancels a media, or one chapter of it: queued jobs at once, running ones by flag (their
     /// workers get a `NOTIFY steno_cancel`), and the media, chapter and chunk states to `cancelled`.
-    /// The states change first so that a worker finishing a job meanwhile sees the cancel.
+    /// The states change first, and commit, so that a worker finishing a job meanwhile sees the
+    /// cancel; the jobs follow in a statement of their own, which takes no lock on chunks while
+    /// holding jobs (a worker ending a job locks them in the other order).
     public func cancel(mediaID: Int64, chapter: Int? = nil, reason: String = "cancelled with steno cancel") async throws -> CancelOutcome {
         let (changed, chapterID, mediaState): (Bool, Int64?, MediaState) = try await client.withTransaction { connection in
             let state = try await currentState(of: mediaID, on: connection, forUpdate: true)
             guard let chapter else {
                 guard !state.isFinished else { return (false, nil, state) }
-                try await connection.query(
-                    """
-                    WITH media_cancelled AS (
-                        UPDATE media SET state = \(MediaState.cancelled), error_class = 'cancelled', error_message = \(reason),
-                                         finished_at = now(), updated_at = now()
-                        WHERE id = \(mediaID)
-                    ), chapters_cancelled AS (
-                        UPDATE chapters SET state = \(ChapterState.cancelled), finished_at = now(), updated_at = now()
-                        WHERE media_id = \(mediaID) AND state NOT IN ('succeeded', 'failed', 'cancelled')
-                    )
-                    UPDATE chunks SET state = \(ChunkState.cancelled), finished_at = now(), updated_at = now()
-                    WHERE media_id = \(mediaID) AND state IN ('queued', 'running')
-                    """)
+                try await Lifecycle.cancelMedia(mediaID, reason: reason, on: connection)
                 return (true, nil, MediaState.cancelled)
             }
             let chapterID = try await self.chapterID(mediaID: mediaID, number: chapter, on: connection)
-            let updated = try await connection.query(
-                """
-                WITH chapter_cancelled AS (
-                    UPDATE chapters SET state = \(ChapterState.cancelled), error_class = 'cancelled', error_message = \(reason),
-                                        finished_at = now(), updated_at = now()
-                    WHERE id = \(chapterID) AND state NOT IN ('succeeded', 'failed', 'cancelled')
-                    RETURNING id
-                ), chunks_cancelled AS (
-                    UPDATE chunks SET state = \(ChunkState.cancelled), finished_at = now(), updated_at = now()
-                    WHERE chapter_id = \(chapterID) AND state IN ('queued', 'running')
-                )
-                SELECT count(*) AS cancelled FROM chapter_cancelled
-                """
-            ).single()
-            guard try updated.decode("cancelled", as: Int.self) > 0 else { return (false, chapterID, state) }
-            return (true, chapterID, try await finishIfNoChapterLeft(mediaID, state: state, on: connection))
+            guard try await Lifecycle.cancelChapter(chapterID, reason: reason, on: connection) else { return (false, chapterID, state) }
+            // When the last unfinished chapter was cancelled no worker will finish the media, so this does.
+            return (true, chapterID, try await Lifecycle.finishMediaIfDone(mediaID, on: connection) ?? state)
         }
         guard changed else {
             return CancelOutcome(
@@ -68,27 +45,6 @@ extension AdminStore {
         return CancelOutcome(
             mediaID: mediaID, chapter: chapter, cancelledJobs: result.cancelledQueued, flaggedRunningJobs: result.flaggedRunning,
             mediaState: mediaState, alreadyFinished: false)
-    }
-
-    /// When the last unfinished chapter was cancelled no worker will finish the media, so this
-    /// does: cancelled when every chapter was, else failed when one failed, else succeeded.
-    private func finishIfNoChapterLeft(_ mediaID: Int64, state: MediaState, on connection: PostgresConnection) async throws -> MediaState {
-        guard state == .transcribing else { return state }
-        let row = try await connection.query(
-            """
-            UPDATE media m
-            SET state = CASE WHEN counts.cancelled = counts.total THEN 'cancelled'
-                             WHEN counts.failed > 0 THEN 'failed' ELSE 'succeeded' END,
-                finished_at = now(), updated_at = now()
-            FROM (SELECT count(*) AS total,
-                         count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
-                         count(*) FILTER (WHERE state = 'failed') AS failed,
-                         count(*) FILTER (WHERE state NOT IN ('succeeded', 'failed', 'cancelled')) AS unfinished
-                  FROM chapters WHERE media_id = \(mediaID)) AS counts
-            WHERE m.id = \(mediaID) AND counts.unfinished = 0
-            RETURNING m.state
-            """)
-        return try row.first?.decode("state", as: MediaState.self) ?? state
     }
 
     /// Queued and running jobs of the media (or of one chapter), including jobs that name only their chapter.

@@ -13,7 +13,13 @@ extension WorkerState: PostgresCodable {}
 extension AnswerDisposal.DiscardReason: PostgresCodable {}
 
 extension Job {
-    /// Reads a `jobs` row (`SELECT *` or `RETURNING *`).
+    /// The columns `init(row:)` reads, for statements that return jobs.
+    static let columns: PostgresQuery = """
+        j.id, j.kind, j.state, j.priority, j.run_at, j.attempt, j.max_attempts, j.media_id, j.chapter_id, j.chunk_id,
+        j.lease_owner, j.lease_expires_at, j.cancel_requested, j.error_class, j.error_message, j.created_at
+        """
+
+    /// Reads a `jobs` row (`Job.columns`, or `SELECT *`).
     init(row: PostgresRow) throws(PostgresError) {
         self.init(
             id: try row.decode("id"),

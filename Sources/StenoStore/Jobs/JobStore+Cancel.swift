@@ -37,7 +37,13 @@ extension JobStore {
     /// for its next heartbeat.
     @discardableResult
     public func cancel(_ scope: CancelScope, reason: String = "cancelled by request") async throws -> CancelResult {
-        let row = try await client.query(
+        try await client.withConnection { try await Self.cancel(scope, reason: reason, on: $0) }
+    }
+
+    /// `cancel(_:reason:)` on `connection`, inside the caller's transaction: the notifications
+    /// go out when it commits.
+    public static func cancel(_ scope: CancelScope, reason: String, on connection: PostgresConnection) async throws -> CancelResult {
+        let row = try await connection.query(
             """
             WITH target AS (
                 SELECT id, state FROM jobs

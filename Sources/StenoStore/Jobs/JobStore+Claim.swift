@@ -26,7 +26,7 @@ extension JobStore {
                 ORDER BY priority DESC, run_at, id
                 LIMIT \(literal: limit)
                 FOR UPDATE SKIP LOCKED))
-            RETURNING j.*
+            RETURNING \(Job.columns)
             """)
         return try rows.map(Job.init(row:)).sorted { first, second in
             if first.priority != second.priority { return first.priority.rawValue > second.priority.rawValue }

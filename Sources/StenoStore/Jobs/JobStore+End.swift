@@ -56,7 +56,7 @@ extension JobStore {
                 FROM ended e
                 \(end.recordsOverOlderRows ? Self.overOlderRow : "")
             )
-            SELECT id, kind, state, attempt, worker, run_at, media_id, chapter_id, chunk_id FROM ended ORDER BY id
+            SELECT id, kind, state, attempt, worker, run_at, media_id, chapter_id, chunk_id FROM ended
             """
     }
 
@@ -75,7 +75,7 @@ extension JobStore {
                 id: try row.decode("id"), kind: try row.decode("kind"), state: try row.decode("state"),
                 attempt: try row.decode("attempt"), worker: try row.decode("worker"), runAt: try row.decode("run_at"),
                 mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"), chunkID: try row.decode("chunk_id"))
-        }
+        }.sorted { $0.id < $1.id }
     }
 
     // The named transitions, each one `end` with its case.

@@ -48,7 +48,7 @@ extension WorkStore {
     /// worker still runs (their expired leases are not due: it renews them), `webhookURL` its
     /// default webhook and `noticesBackingOff` the media whose delivery it retries later.
     public func heartbeatWorker(
-        workerID: String, status: String, message: String?, jobsInFlight: Int, pausedBackends: [String: Date],
+        workerID: String, status: WorkerState, message: String?, jobsInFlight: Int, pausedBackends: [String: Date],
         running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = []
     ) async throws -> Heartbeat {
         let paused = pausedBackends.mapValues { ISO8601DateFormatter().string(from: $0) }

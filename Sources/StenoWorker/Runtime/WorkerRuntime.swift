@@ -345,7 +345,7 @@ public final class WorkerRuntime: Service, Sendable {
                     message = "chunk jobs paused: backend \(outage.backend) is down since \(Self.clock(outage.since)) (\(outage.reason)); "
                         + "\(outage.failures) failures, next probe at \(Self.clock(outage.probeAt))"
                 }
-                let status = isDraining ? "draining" : (paused.isEmpty ? "running" : "paused")
+                let status = WorkerState.reported(draining: isDraining, pausedBackends: paused.count)
                 let beat = try await store.heartbeatWorker(
                     workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused,
                     running: leases.map(\.jobID), webhookURL: configuration.webhookURL, noticesBackingOff: notifier.backingOff)
