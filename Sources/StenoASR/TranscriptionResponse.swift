@@ -85,7 +85,7 @@ struct TranscriptionResponse {
     private var captionTranscript: Transcript {
         let segments = transcript.segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text, words: $0.words) }
         let chapter = Transcript.Chapter(
-            number: 1, title: nil, start: 0, end: transcript.duration, state: "succeeded", text: transcript.text, segments: segments)
+            number: 1, title: nil, start: 0, end: transcript.duration, state: .succeeded, text: transcript.text, segments: segments)
         return Transcript(mediaID: 0, title: nil, source: "upload", language: "en", durationSeconds: transcript.duration, chapters: [chapter])
     }
 

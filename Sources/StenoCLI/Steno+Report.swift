@@ -46,7 +46,7 @@ extension Steno {
 
             var queue = TextTable(["kind", "state", "jobs", "ready", "delayed", "oldest"], rightAligned: [2, 3, 4, 5])
             for row in report.queue {
-                queue.add([row.kind, row.state, String(row.jobs), String(row.ready), String(row.delayed), HumanFormat.duration(row.oldestAgeSeconds)])
+                queue.add([row.kind.rawValue, row.state.rawValue, String(row.jobs), String(row.ready), String(row.delayed), HumanFormat.duration(row.oldestAgeSeconds)])
             }
             sections.append("Queue\n" + (report.queue.isEmpty ? "  (no jobs)" : queue.render()))
 
