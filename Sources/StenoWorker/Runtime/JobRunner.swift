@@ -9,7 +9,6 @@ import StenoStore
 struct JobRunner: Sendable {
     let handlers: [JobKind: any JobHandler]
     let store: WorkStore
-    let jobs: JobStore
     let configuration: WorkerConfiguration
     let inFlight: InFlightJobs
     let pause: BackendPause

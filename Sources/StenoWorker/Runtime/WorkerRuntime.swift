@@ -78,7 +78,7 @@ public final class WorkerRuntime: Service, Sendable {
             .merge: MergeJobHandler(store: store),
         ]
         self.runner = JobRunner(
-            handlers: handlers, store: store, jobs: jobs, configuration: configuration, inFlight: inFlight, pause: pause,
+            handlers: handlers, store: store, configuration: configuration, inFlight: inFlight, pause: pause,
             outages: outages, outagesPause: transcription.fallback == nil, requests: requests, metrics: metrics, logger: logger)
     }
 
