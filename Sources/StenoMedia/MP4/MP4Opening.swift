@@ -47,16 +47,10 @@ final class MP4Opening {
     func packets(input: InputFormatContext, stream: UnsafeMutablePointer<AVStream>, head: MP4Head) -> MP4Packets? {
         guard let track = layout.tracks.first(where: { $0.id == stream.pointee.id }) else { return nil }
         do throws(AVIOFailure) {
-            // The track's duration as FFmpeg gives it for the whole file: its samples' durations,
-            // cut to its one edit when there is one.
-            let total = try MP4SampleCursor(track: track, bytes: bytes).trackDuration()
-            var duration = total
-            if let edits = track.edits {
-                duration = min(av_rescale(edits.firstDuration, track.timescale, layout.movieTimescale), total - edits.firstMediaTime)
-            }
-            let editEnd = track.edits == nil ? nil : duration
-            guard let packets = try MP4Packets(input: input, bytes: bytes, stream: stream, track: track, head: head, editEnd: editEnd) else { return nil }
-            stream.pointee.duration = duration
+            guard let packets = try MP4Packets(
+                input: input, bytes: bytes, stream: stream, track: track, head: head, movieTimescale: layout.movieTimescale)
+            else { return nil }
+            stream.pointee.duration = packets.duration
             return packets
         } catch {
             return nil

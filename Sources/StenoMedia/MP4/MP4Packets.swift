@@ -13,17 +13,32 @@ final class MP4Packets: AudioPackets {
     /// Where the edit ends on the stream's clock: FFmpeg drops the samples after it and cuts the
     /// last one's duration to it.
     private let editEnd: Int64?
+    /// The sum of every sample's duration, before the edit.
+    private let samplesDuration: Int64
+    /// The stream's duration as FFmpeg gives it for the whole file: the samples' durations, cut
+    /// to the track's one edit when there is one.
+    let duration: Int64
     private var readsFile = false
     private static let largestSample = 16 * 1024 * 1024
 
     /// Nil when the demuxer's index of the head does not match the tables sample for sample:
     /// the reader then opens the file the ordinary way.
-    init?(input: InputFormatContext, bytes: ByteInput, stream: UnsafeMutablePointer<AVStream>, track: MP4Track, head: MP4Head, editEnd: Int64?) throws(AVIOFailure) {
+    init?(
+        input: InputFormatContext, bytes: ByteInput, stream: UnsafeMutablePointer<AVStream>, track: MP4Track, head: MP4Head,
+        movieTimescale: Int64
+    ) throws(AVIOFailure) {
         self.input = input
-        self.editEnd = editEnd
         self.bytes = bytes
         self.streamIndex = stream.pointee.index
         cursor = try MP4SampleCursor(track: track, bytes: bytes)
+        samplesDuration = try cursor.trackDuration()
+        if let edits = track.edits {
+            duration = min(av_rescale(edits.firstDuration, track.timescale, movieTimescale), samplesDuration - edits.firstMediaTime)
+            editEnd = duration
+        } else {
+            duration = samplesDuration
+            editEnd = nil
+        }
         handOver = head.handOver
         guard stream.pointee.time_base.num == 1, Int64(stream.pointee.time_base.den) == track.timescale,
               avformat_index_get_entries_count(stream) == head.samples else { return nil }
@@ -68,13 +83,12 @@ final class MP4Packets: AudioPackets {
     }
 
     /// FFmpeg's mov demuxer states the bytes of all samples over their durations, before the
-    /// edit; it saw only the head's, so this sums both again (a few milliseconds for a 40-hour
-    /// book). Only probing asks.
+    /// edit; it saw only the head's, so this sums the sizes again (a few milliseconds for a
+    /// 40-hour book). Only probing asks.
     func bitRate(of stream: UnsafeMutablePointer<AVStream>) -> Int64 {
         let track = cursor.track
         let stated = stream.pointee.codecpar.pointee.bit_rate
         var bytes = Int64(track.constantSampleSize) * Int64(track.sampleCount)
-        var duration: Int64 = 0
         do {
             if track.constantSampleSize == 0 {
                 let sizes = MP4TableReader(track.sampleSizes, bytes: self.bytes)
@@ -82,11 +96,10 @@ final class MP4Packets: AudioPackets {
                     bytes += Int64(try sizes.uint32(index))
                 }
             }
-            duration = try cursor.trackDuration()
         } catch {
             return stated
         }
-        return duration > 0 ? av_rescale_rnd(bytes, track.timescale * 8, duration, AV_ROUND_DOWN) : stated
+        return samplesDuration > 0 ? av_rescale_rnd(bytes, track.timescale * 8, samplesDuration, AV_ROUND_DOWN) : stated
     }
 
     /// The next sample as a packet, as FFmpeg's mov demuxer makes it: a sample cut short by the
