@@ -38,10 +38,7 @@ struct MP4Head {
         var runCount = 0
         var shortenedRun: (run: Int, samples: Int)?
         for run in 0..<track.sampleToChunk.count where samples < wanted {
-            let first = Int(try runs.uint32(run)) - 1
-            let perChunk = Int(try runs.uint32(run, field: 1))
-            let nextFirst = run + 1 < track.sampleToChunk.count ? Int(try runs.uint32(run + 1)) - 1 : track.chunkOffsets.count
-            let runChunks = max(0, min(nextFirst, track.chunkOffsets.count) - first)
+            let (first, perChunk, runChunks) = try runs.chunkRun(run, runs: track.sampleToChunk.count, chunks: track.chunkOffsets.count)
             guard first == chunkCount, runChunks > 0 else { return nil }
             runCount = run + 1
             if perChunk > 0, samples + perChunk > wanted {

@@ -95,10 +95,7 @@ final class MP4SampleCursor {
         chunk = track.chunkOffsets.count
         leftInChunk = 0
         for run in 0..<track.sampleToChunk.count {
-            let first = Int(try chunks.uint32(run)) - 1
-            let perChunk = Int(try chunks.uint32(run, field: 1))
-            let nextFirst = run + 1 < track.sampleToChunk.count ? Int(try chunks.uint32(run + 1)) - 1 : track.chunkOffsets.count
-            let runChunks = max(0, min(nextFirst, track.chunkOffsets.count) - first)
+            let (first, perChunk, runChunks) = try chunks.chunkRun(run, runs: track.sampleToChunk.count, chunks: track.chunkOffsets.count)
             let runSamples = runChunks * perChunk
             if perChunk > 0, samplesBefore + runSamples > target {
                 let within = (target - samplesBefore) % perChunk
