@@ -68,7 +68,7 @@ public final class MediaFile: @unchecked Sendable {
     public func decode(_ range: Range<MediaTime>) async throws(MediaError) -> [Int16] {
         try await run { reader, cancelled throws(MediaError) in
             var samples: [Int16] = []
-            samples.reserveCapacity(Int(max(0, range.upperBound.sampleIndex(rate: 16_000) - range.lowerBound.sampleIndex(rate: 16_000))))
+            samples.reserveCapacity(Int(max(0, Self.sampleCount(of: range))))
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
                 samples.append(contentsOf: block)
             }
@@ -96,7 +96,7 @@ public final class MediaFile: @unchecked Sendable {
         }
         return try await run { reader, cancelled throws(MediaError) in
             let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
-            let samples = range.upperBound.sampleIndex(rate: MediaReader.outputRate) - range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
+            let samples = Self.sampleCount(of: range)
             var builder = EnergyProfileBuilder(
                 start: rangeStart, sampleRate: MediaReader.outputRate, windowSamples: Int(windowSamples), expectedSamples: samples)
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
@@ -110,8 +110,7 @@ public final class MediaFile: @unchecked Sendable {
     /// the encoding passes `sizeLimit`; `encodeSplittingIfTooLarge` splits instead.
     public func encode(_ range: Range<MediaTime>, format: ChunkFormat = .flac, sizeLimit: Int? = nil) async throws(MediaError) -> EncodedChunk {
         try await run { reader, cancelled throws(MediaError) in
-            let expected = range.upperBound.sampleIndex(rate: MediaReader.outputRate) - range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
-            let encoder = try ChunkEncoder(format: format, limit: sizeLimit, expectedSamples: expected)
+            let encoder = try ChunkEncoder(format: format, limit: sizeLimit, expectedSamples: Self.sampleCount(of: range))
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
                 try encoder.append(block)
             }
@@ -199,5 +198,10 @@ public final class MediaFile: @unchecked Sendable {
             cancelled.cancel()
         }
         return try outcome.get()
+    }
+
+    /// How many output samples (16 kHz) `range` holds.
+    private static func sampleCount(of range: Range<MediaTime>) -> Int64 {
+        range.upperBound.sampleIndex(rate: MediaReader.outputRate) - range.lowerBound.sampleIndex(rate: MediaReader.outputRate)
     }
 }
