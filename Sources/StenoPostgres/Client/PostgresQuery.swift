@@ -64,6 +64,14 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(bindings.count)"
         }
 
+        /// An optional value: NULL when nil. (Its own overload, so that the compiler does not
+        /// take an optional here for a slip that would print `Optional(...)`: it is bound.)
+        @inlinable
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            bindings.append(value?.postgresText ?? nil)
+            sql += "$\(bindings.count)"
+        }
+
         /// SQL text of the caller's own: a table or channel name, never a value from outside.
         public mutating func appendInterpolation(sql fragment: StaticString) {
             sql += fragment.description
@@ -78,7 +86,8 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
 
         /// Another query's SQL and parameters, renumbered to follow this one's.
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
-            sql += PostgresQuery.renumbered(fragment.sql, by: bindings.count)
+            // A fragment without parameters has no placeholders to move.
+            sql += fragment.bindings.isEmpty ? fragment.sql : PostgresQuery.renumbered(fragment.sql, by: bindings.count)
             bindings += fragment.bindings
         }
     }

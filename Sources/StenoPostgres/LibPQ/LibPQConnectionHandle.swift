@@ -8,6 +8,9 @@ final class LibPQConnectionHandle {
     let pointer: OpaquePointer
     /// The statements prepared on this session, by text: the name each was prepared under.
     private var preparedNames: [String: String] = [:]
+    /// Names are numbered in the order they are made, never reused: a statement prepared again
+    /// after a `DEALLOCATE` gets a name no other statement of the session has.
+    private var preparedCount = 0
     /// Beyond this many, statements run unprepared: a caller building texts on the fly must not
     /// fill the server's memory with plans.
     static let preparedLimit = 256
@@ -70,11 +73,8 @@ final class LibPQConnectionHandle {
 
     /// Runs one parameterised statement (extended protocol, text format), blocking.
     func execute(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
-        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { copies.forEach { free($0) } }
-        let values = copies.map { UnsafePointer<CChar>($0) }
-        let result = values.withUnsafeBufferPointer { buffer in
-            PQexecParams(pointer, statement, Int32(buffer.count), nil, buffer.baseAddress, nil, nil, 0)
+        let result = withParameters(parameters) { values, count in
+            PQexecParams(pointer, statement, count, nil, values, nil, nil, 0)
         }
         return try check(result, statement: statement).rows()
     }
@@ -82,40 +82,48 @@ final class LibPQConnectionHandle {
     /// Runs one statement prepared on this session, preparing it on first use. PostgreSQL then
     /// parses and plans it once, not on every call.
     func executePrepared(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
-        guard let name = try preparedName(of: statement, parameterCount: parameters.count) else {
-            return try execute(statement, parameters: parameters)
-        }
         do throws(PostgresError) {
-            return try runPrepared(name, statement: statement, parameters: parameters)
+            return try runPrepared(statement, parameters: parameters)
         } catch where error.sqlState == "0A000" && isConnected {
             // "cached plan must not change result type": a migration changed a table under a
             // `SELECT *` this session prepared. Prepared again, it sees the new columns.
-            preparedNames[statement] = nil
-            _ = try? check(PQexec(pointer, "DEALLOCATE \(name)"), statement: "DEALLOCATE")
-            guard let fresh = try preparedName(of: statement, parameterCount: parameters.count) else {
-                return try execute(statement, parameters: parameters)
+            if let name = preparedNames.removeValue(forKey: statement) {
+                _ = try? check(PQexec(pointer, "DEALLOCATE \(name)"), statement: "DEALLOCATE")
             }
-            return try runPrepared(fresh, statement: statement, parameters: parameters)
+            return try runPrepared(statement, parameters: parameters)
         }
+    }
+
+    /// `statement` under its prepared name, prepared now if need be; unprepared once the
+    /// session holds `preparedLimit` statements.
+    private func runPrepared(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        guard let name = try preparedName(of: statement, parameterCount: parameters.count) else {
+            return try execute(statement, parameters: parameters)
+        }
+        let result = withParameters(parameters) { values, count in
+            PQexecPrepared(pointer, name, count, values, nil, nil, 0)
+        }
+        return try check(result, statement: statement).rows()
     }
 
     private func preparedName(of statement: String, parameterCount: Int) throws(PostgresError) -> String? {
         if let name = preparedNames[statement] { return name }
         guard preparedNames.count < Self.preparedLimit else { return nil }
-        let name = "steno_\(preparedNames.count + 1)_\(UInt32.random(in: 0...UInt32.max))"
+        preparedCount += 1
+        let name = "steno_\(preparedCount)"
         _ = try check(PQprepare(pointer, name, statement, Int32(parameterCount), nil), statement: statement)
         preparedNames[statement] = name
         return name
     }
 
-    private func runPrepared(_ name: String, statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
+    /// Calls `body` with the parameters as C strings (NULL for SQL NULL) and their count, freed after.
+    private func withParameters(
+        _ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> OpaquePointer?
+    ) -> OpaquePointer? {
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let values = copies.map { UnsafePointer<CChar>($0) }
-        let result = values.withUnsafeBufferPointer { buffer in
-            PQexecPrepared(pointer, name, Int32(buffer.count), buffer.baseAddress, nil, nil, 0)
-        }
-        return try check(result, statement: statement).rows()
+        return values.withUnsafeBufferPointer { buffer in body(buffer.baseAddress, Int32(buffer.count)) }
     }
 
     /// Runs a script of several statements with the simple protocol, blocking.
