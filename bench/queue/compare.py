@@ -245,7 +245,7 @@ class Bench:
     def fill(self, system: str, jobs: int) -> None:
         db = self.db(DATABASES[system])
         if system == "steno":
-            # job_attempts references jobs; nothing else does.
+            # The queue and its attempts; media, chapters and chunks stay empty in this benchmark.
             db.execute("TRUNCATE jobs, job_attempts CASCADE")
             db.execute("INSERT INTO jobs (kind) SELECT 'chunk' FROM generate_series(1, $1)", jobs)
             db.execute("VACUUM ANALYZE jobs, job_attempts")

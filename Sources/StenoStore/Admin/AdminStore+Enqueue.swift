@@ -89,5 +89,3 @@ extension AdminStore {
     /// "enqueue" in ASCII: the transaction lock that serialises enqueues.
     static let enqueueLockKey: Int64 = 0x65_6e_71_75_65_75_65
 }
-
-extension MediaState: PostgresCodable {}

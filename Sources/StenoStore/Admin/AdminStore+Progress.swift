@@ -2,8 +2,6 @@ import Foundation
 import StenoCore
 import StenoPostgres
 
-extension ProgressStage: PostgresCodable {}
-
 extension AdminStore {
     /// Which media `steno list` shows, newest first.
     public struct MediaFilter: Sendable, Equatable {

@@ -2,16 +2,6 @@ import Foundation
 import StenoCore
 import StenoPostgres
 
-extension JobKind: PostgresCodable {}
-extension JobState: PostgresCodable {}
-extension JobPriority: PostgresCodable {}
-extension FailureClass: PostgresCodable {}
-extension JobAttempt.Outcome: PostgresCodable {}
-extension ChapterState: PostgresCodable {}
-extension ChunkState: PostgresCodable {}
-extension WorkerState: PostgresCodable {}
-extension AnswerDisposal.DiscardReason: PostgresCodable {}
-
 extension Job {
     /// The columns `init(row:)` reads, for statements that return jobs.
     static let columns: PostgresQuery = """

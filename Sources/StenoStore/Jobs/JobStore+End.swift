@@ -116,9 +116,12 @@ extension JobStore {
         case leaseLost
 
         public init(_ ended: EndedJob?) {
-            switch ended?.state {
-            case nil: self = .leaseLost
-            case .queued: self = .requeued(runAt: ended?.runAt ?? Date())
+            guard let ended else {
+                self = .leaseLost
+                return
+            }
+            switch ended.state {
+            case .queued: self = .requeued(runAt: ended.runAt)
             case .cancelled: self = .cancelled
             default: self = .failed
             }
@@ -129,13 +132,6 @@ extension JobStore {
     /// or fails once it has used `max_attempts`.
     public func retryLater(_ lease: JobLease, after delay: Duration, _ failure: Failure) async throws -> RetryDecision {
         RetryDecision(try await end([lease], as: .retry(after: delay, failure)).first)
-    }
-
-    /// Puts a job back in the queue until `runAt` without using up one of its attempts, because
-    /// the failure was not the job's (its backend is down). `false` when the lease was lost.
-    @discardableResult
-    public func postpone(_ lease: JobLease, until runAt: Date, _ failure: Failure) async throws -> Bool {
-        !(try await end([lease], as: .postponed(until: runAt, failure))).isEmpty
     }
 
     /// Hands running jobs back at shutdown: queued again at once, without using up one of the job's
