@@ -45,8 +45,12 @@ struct PreparedStatementTests {
             let pid: Int = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
             let admin = database.client()
             try await admin.query("SELECT pg_terminate_backend(\(pid))")
-            // The first call after the kill reports the lost connection; the next one reconnects.
-            _ = try? await connection.query("SELECT pg_backend_pid() AS pid")
+            // The idle session was ended: the next call opens a new one, which has prepared nothing.
+            for _ in 0..<100 {
+                let left: Int = try await admin.query("SELECT count(*)::integer AS n FROM pg_stat_activity WHERE pid = \(pid)").single().decode("n")
+                if left == 0 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let again: Int = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
             #expect(again != pid)
             await connection.close()

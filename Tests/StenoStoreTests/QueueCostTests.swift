@@ -132,4 +132,29 @@ struct QueueCostTests {
             await client.shutdown()
         }
     }
+
+    @Test("a claim commits without waiting for its WAL flush, and only the claim's own transaction does")
+    func claimCommitsAsynchronously() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 1)
+            let store = JobStore(client: client)
+            let id = try await store.enqueue(NewJob(kind: .chunk))
+            let setting: (PostgresConnection) async throws -> String = {
+                try await $0.query("SHOW synchronous_commit", []).single().decode("synchronous_commit")
+            }
+            let inside = try await client.withTransaction { connection in
+                #expect(try await setting(connection) == "on")
+                let claimed = try await JobStore.claim(limit: 1, worker: "w", lease: .seconds(60), on: connection)
+                #expect(claimed.map(\.id) == [id])
+                return try await setting(connection)
+            }
+            #expect(inside == "off", "the claim's transaction commits asynchronously")
+            let after = try await client.withConnection { try await setting($0) }
+            #expect(after == "on", "the session, and the end of the attempt after it, wait for their flush")
+            let lease = try #require(try await store.job(id)?.lease)
+            #expect(try await store.complete(lease))
+            #expect(try await client.withConnection { try await setting($0) } == "on")
+            await client.shutdown()
+        }
+    }
 }

@@ -65,10 +65,14 @@ public struct PostgresConfiguration: Sendable {
         return configuration
     }
 
-    /// The parameters for `PQconnectdbParams`. `dbname` comes first so that libpq expands it
-    /// as a URL or keyword string, and the keywords after it override what it sets.
+    /// The parameters for `PQconnectdbParams`, which expands `dbname` as a URL or keyword string
+    /// and applies keywords in order: those before `dbname` are defaults it may override, those
+    /// after it override what it sets.
     var libpqParameters: [(keyword: String, value: String)] {
-        var parameters: [(String, String)] = []
+        // TCP keepalives find a server that vanished without closing the connection (a host
+        // lost in a failover) within about a minute, where the system's defaults take over two
+        // hours. They are defaults: a URL or keyword string that sets them wins.
+        var parameters: [(String, String)] = Self.keepalives
         if !connectionString.isEmpty {
             parameters.append(("dbname", connectionString))
         }
@@ -79,6 +83,8 @@ public struct PostgresConfiguration: Sendable {
         parameters.append(("connect_timeout", String(max(2, Int(connectTimeout.components.seconds)))))
         return parameters
     }
+
+    static let keepalives = [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3")]
 
     /// The connection string with any password masked, for messages.
     public var redactedConnectionString: String {

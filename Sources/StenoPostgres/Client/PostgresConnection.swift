@@ -7,9 +7,11 @@ import Synchronization
 /// One database session.
 ///
 /// Every libpq call runs on the connection's own serial dispatch queue, never on Swift's
-/// cooperative pool, and the queue keeps calls in order. A broken connection is detected when a
-/// call fails: that call reports `connectionLost`, and the next call reconnects with backoff
-/// for up to `reconnectWindow`. Cancelling the calling task cancels the statement on the server.
+/// cooperative pool, and the queue keeps calls in order. A session the server closed while it
+/// was idle (a restart, a failover, `pg_terminate_backend`) is noticed before the next call and
+/// replaced, so that call succeeds. A connection that breaks during a call or a transaction
+/// fails that call with `connectionLost`, and the next call reconnects with backoff for up to
+/// `reconnectWindow`. Cancelling the calling task cancels the statement on the server.
 ///
 /// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
 public final class PostgresConnection: @unchecked Sendable {
@@ -98,6 +100,11 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// The value this session was opened with for a libpq connection keyword.
+    func sessionOption(_ keyword: String) async throws(PostgresError) -> String? {
+        try await run { handle in handle.option(keyword) }
+    }
+
     /// Waits up to `timeout` for notifications on the channels this session listens to.
     func waitForNotifications(timeout: Duration) async throws(PostgresError) -> [PostgresNotification] {
         let milliseconds = Int32(clamping: Int64(timeout.seconds * 1000))
@@ -171,7 +178,10 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
     private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
-        if let handle, handle.isConnected { return handle }
+        if let handle {
+            if handle.isOpenBetweenStatements { return handle }
+            logger.info("the database closed an idle connection; opening a new one", metadata: ["server": "\(handle.serverAddress)"])
+        }
         dropHandle()
         if !configuration.connectionString.isEmpty, let problem = LibPQConnectionHandle.parseError(in: configuration.connectionString) {
             throw PostgresError(

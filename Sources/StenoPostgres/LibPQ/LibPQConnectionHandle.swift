@@ -55,6 +55,39 @@ final class LibPQConnectionHandle {
 
     var isConnected: Bool { PQstatus(pointer) == CONNECTION_OK }
 
+    /// Whether a session between statements is still open, found without a round trip. A server
+    /// that restarted, failed over or ended the session (`pg_terminate_backend`, an idle timeout)
+    /// has sent its goodbye and closed the socket while nobody was reading; without this look,
+    /// the next statement would be the one to fail. Inside a transaction it only reports the
+    /// status: a lost transaction must fail its next statement, not carry on in a new session.
+    var isOpenBetweenStatements: Bool {
+        guard isConnected else { return false }
+        guard PQtransactionStatus(pointer) == PQTRANS_IDLE else { return true }
+        // A few reads at most: the server's last message, then the end of the stream. What a
+        // live session has pending (notifications) stays in libpq's buffer for its reader.
+        for _ in 0..<4 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return true }
+            if descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && descriptor.revents & Int16(POLLIN) == 0 {
+                return false
+            }
+            guard PQconsumeInput(pointer) == 1, isConnected else { return false }
+        }
+        return isConnected
+    }
+
+    /// The value the session was opened with for a connection `keyword` (`PQconninfo`).
+    func option(_ keyword: String) -> String? {
+        guard let options = PQconninfo(pointer) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     var errorMessage: String { LibPQConnectionHandle.trimmed(PQerrorMessage(pointer)) }
 
     var socket: Int32 { PQsocket(pointer) }

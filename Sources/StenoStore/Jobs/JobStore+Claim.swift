@@ -6,6 +6,13 @@ extension JobStore {
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then by `run_at`
     /// and id, skipping rows other workers are claiming. The attempt is recorded when it ends.
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
+        try await client.withConnection { try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, on: $0) }
+    }
+
+    /// `claim(limit:worker:lease:kinds:)` on `connection`.
+    public static func claim(
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, on connection: PostgresConnection
+    ) async throws -> [Job] {
         precondition(limit > 0, "claim at least one job")
         // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
         // reads the claim index in order with no condition it cannot use. The limit is part of
@@ -13,13 +20,19 @@ extension JobStore {
         // the claimed ids are collected with `= ANY(ARRAY(...))`: PostgreSQL then keeps one
         // generic plan per statement. With the limit as a parameter it planned the claim again
         // on every call, and a generic plan of `IN (...)` joined by scanning the table.
+        //
+        // The claim commits without waiting for its WAL to reach disk (`synchronous_commit` off
+        // for its own transaction only): a claim lost in a server crash leaves the job queued,
+        // to be claimed again, and the lease fence keeps the first claimant from writing. Every
+        // end of an attempt still waits for its flush.
         let only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
-        let rows = try await client.query(
+        let rows = try await connection.query(
             """
             UPDATE jobs j
             SET state = 'running', attempt = j.attempt + 1, lease_owner = \(worker),
                 lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8),
                 started_at = now(), updated_at = now()
+            FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
             WHERE j.id = ANY(ARRAY(
                 SELECT id FROM jobs
                 WHERE state = 'queued' AND run_at <= now() \(only)
