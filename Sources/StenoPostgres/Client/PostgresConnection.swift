@@ -22,11 +22,20 @@ public final class PostgresConnection: @unchecked Sendable {
     private let cancelHandle = Mutex<LibPQCancelHandle?>(nil)
     public let configuration: PostgresConfiguration
     let logger: Logger
+    /// The pool's threads, on which a call runs where it is instead of hopping to `queue`.
+    private let databaseThreads: DatabaseThreads?
+    /// Calls that ran in place, on a database thread (for tests).
+    let callsInPlace = Atomic<Int>(0)
 
-    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
+    public convenience init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
+        self.init(configuration: configuration, logger: logger, databaseThreads: nil)
+    }
+
+    init(configuration: PostgresConfiguration, logger: Logger, databaseThreads: DatabaseThreads?) {
         self.configuration = configuration
         self.logger = logger
         self.queue = DispatchQueue(label: "steno.postgres.connection")
+        self.databaseThreads = databaseThreads
     }
 
     /// Opens a connection now, so that a bad configuration shows at start-up.
@@ -108,7 +117,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Waits up to `timeout` for notifications on the channels this session listens to.
     func waitForNotifications(timeout: Duration) async throws(PostgresError) -> [PostgresNotification] {
         let milliseconds = Int32(clamping: Int64(timeout.seconds * 1000))
-        return try await run { handle throws(PostgresError) in
+        // Never in place: the wait may last the whole timeout.
+        return try await run(inPlace: false) { handle throws(PostgresError) in
             let pending = try handle.drainNotifications()
             if !pending.isEmpty { return pending }
             try handle.waitUntilReadable(timeoutMilliseconds: milliseconds)
@@ -126,32 +136,42 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a live handle on the connection's queue.
+    /// Runs `body` with a live handle, in the order of the connection's queue: in place when the
+    /// caller is on one of the pool's `DatabaseThreads` (and `inPlace` allows it), else on the queue.
     private func run<Result: Sendable>(
         honouringCancellation: Bool = true,
+        inPlace: Bool = true,
         _ body: @escaping @Sendable (LibPQConnectionHandle) throws(PostgresError) -> Result
     ) async throws(PostgresError) -> Result {
         if honouringCancellation, Task.isCancelled {
             throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent")
         }
-        guard honouringCancellation else {
-            let outcome: Swift.Result<Result, PostgresError> = await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: self.runOnQueue(body, cancelled: CancellationSignal())) }
-            }
-            return try outcome.get()
-        }
         let cancelled = CancellationSignal()
-        let outcome: Swift.Result<Result, PostgresError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                queue.async {
-                    continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled))
-                }
-            }
+        guard honouringCancellation else {
+            return try await perform(body, cancelled: cancelled, inPlace: inPlace).get()
+        }
+        let outcome = await withTaskCancellationHandler {
+            await perform(body, cancelled: cancelled, inPlace: inPlace)
         } onCancel: {
             cancelled.cancel()
             cancelHandle.withLock { $0?.cancel() }
         }
         return try outcome.get()
+    }
+
+    private func perform<Result: Sendable>(
+        _ body: @escaping @Sendable (LibPQConnectionHandle) throws(PostgresError) -> Result,
+        cancelled: CancellationSignal, inPlace: Bool
+    ) async -> Swift.Result<Result, PostgresError> {
+        if inPlace, let databaseThreads, databaseThreads.isCurrent {
+            // A thread that may block: the call runs on it, with no hop (a serial queue runs
+            // `sync` work on the caller's thread, after whatever it holds).
+            callsInPlace.add(1, ordering: .relaxed)
+            return queue.sync { runOnQueue(body, cancelled: cancelled) }
+        }
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled)) }
+        }
     }
 
     private func runOnQueue<Result>(

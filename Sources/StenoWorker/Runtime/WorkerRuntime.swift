@@ -101,11 +101,17 @@ public final class WorkerRuntime: Service, Sendable {
             // other loops use the shared pool and are told to stop instead, so that none is
             // cancelled in the middle of a transaction.
             let listening = Task { await self.listen(events) }
-            let loops = [Task { await self.keepLeases() }, Task { await self.rescueLoop() }, Task { await self.noticeLoop() }]
+            // The loops that talk mostly to the database run on its client's threads, where a
+            // statement costs no hop off Swift's cooperative pool and back; the jobs do not.
+            let loops = [
+                Task { await self.client.onDatabaseThreads { await self.keepLeases() } },
+                Task { await self.client.onDatabaseThreads { await self.rescueLoop() } },
+                Task { await self.noticeLoop() },
+            ]
             // Discarding: a plain task group keeps every finished job's task until its result is
             // read, which the claim loop never does; a worker grew by about 10 KB a job that way.
             await withDiscardingTaskGroup { group in
-                await self.claimLoop(&group)
+                await self.client.onDatabaseThreads { await self.claimLoop(&group) }
                 await self.drain()
                 // Jobs still writing their outcome to a database that is away would hold the
                 // shutdown for the database's whole reconnect window: their leases expire instead.
@@ -223,7 +229,7 @@ public final class WorkerRuntime: Service, Sendable {
                 let signal = CancellationSignal()
                 let answerHold = AnswerHold()
                 inFlight.insert(job, lease: lease, signal: signal, answerHold: answerHold)
-                group.addTask {
+                group.addTask(executorPreference: globalConcurrentExecutor) {
                     await self.runner.run(job, lease: lease, signal: signal, answerHold: answerHold)
                     self.inFlight.remove(job.id)
                     MediaMemory.returnFreePages()

@@ -25,13 +25,16 @@ enum QueueDrain {
         say("ready")
         _ = readLine()
 
-        var done = 0
-        var end = Date().timeIntervalSince1970
-        while true {
-            let claimed = try await store.claim(limit: batch, worker: worker, lease: .seconds(60))
-            if claimed.isEmpty { break }
-            done += try await store.complete(claimed.compactMap(\.lease)).count
-            end = Date().timeIntervalSince1970
+        let (done, end) = try await client.onDatabaseThreads {
+            var done = 0
+            var end = Date().timeIntervalSince1970
+            while true {
+                let claimed = try await store.claim(limit: batch, worker: worker, lease: .seconds(60))
+                if claimed.isEmpty { break }
+                done += try await store.complete(claimed.compactMap(\.lease)).count
+                end = Date().timeIntervalSince1970
+            }
+            return (done, end)
         }
         await client.shutdown()
         say("{\"jobs\": \(done), \"end\": \(end)}")
