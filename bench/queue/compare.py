@@ -7,6 +7,8 @@ with Steno (`steno-bench queue-drain --batch B`, P processes) and once with PgQu
 side has a database of its own in the same cluster (steno_bench, pgq_bench). Before each run
 the queue tables are emptied and filled with JOBS jobs, vacuumed and analyzed, and a CHECKPOINT
 is taken, so every run starts from the same state (and pays the same full-page writes).
+Autovacuum is off in the cluster, so that the tables one run leaves behind are not vacuumed
+during the next run, the other side's.
 
 Both drainers follow one contract: print `ready` once connected, wait for a line on stdin,
 drain until the queue is empty, print `{"jobs": N, "end": EPOCH}` (EPOCH: when the last job's
@@ -19,6 +21,10 @@ completion had returned) and exit. Measured, from the moment every drainer said 
   WAL         pg_wal_lsn_diff of pg_current_wal_lsn() after and before
   statements  sum(calls) in pg_stat_statements of the run's database; every query of this
               script that is taken during a run goes to the `postgres` database instead
+
+The table gives each side's median round, their ratio, and the ratio round by round (each
+round's two runs are back to back, so drift of the machine over the minutes of a run, which
+moves both sides, cancels there) with its median.
 
 After each run every job must be done (Steno: all JOBS rows 'succeeded'; PgQueuer: its queue
 table empty and JOBS 'successful' rows in its log) and the drainers' N must add up to JOBS,
@@ -216,6 +222,11 @@ class Bench:
         self.postmaster = int((self.cluster / "data/postmaster.pid").read_text().split()[0])
         postgres = self.db("postgres")
         postgres.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        # Each run vacuums and analyzes its own tables before it starts; autovacuum would only add
+        # work the previous run left in the other side's database (PgQueuer's log table, Steno's
+        # attempts) to whichever run comes next.
+        postgres.execute("ALTER SYSTEM SET autovacuum = off")
+        postgres.value("SELECT pg_reload_conf()")
         for database in DATABASES.values():
             if not postgres.value("SELECT count(*) FROM pg_database WHERE datname = $1", database):
                 postgres.execute(f'CREATE DATABASE "{database}"')
@@ -351,12 +362,14 @@ class Bench:
         return run
 
     def background(self, database: str) -> dict[str, int]:
-        """Counters of PostgreSQL's own work that a run may set off (and whose CPU and WAL it
-        pays): checkpoints (cluster-wide) and autovacuum or autoanalyze visits of the run's tables."""
+        """Counters of PostgreSQL's own work that a run may meet (and whose CPU and WAL it pays):
+        checkpoints, and autovacuum or autoanalyze visits of either side's tables (none expected:
+        autovacuum is off)."""
         checkpoints = self.db("postgres").value("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
-        autovacuums = self.db(database).value(
-            "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables")
-        return dict(checkpoints=int(checkpoints), autovacuums=int(autovacuums))
+        autovacuums = sum(int(self.db(name).value(
+            "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"))
+            for name in {DATABASES[system] for system in self.args.systems} | {database})
+        return dict(checkpoints=int(checkpoints), autovacuums=autovacuums)
 
     def check_done(self, system: str, jobs: int, results: list[dict[str, float]]) -> None:
         db = self.db(DATABASES[system])
@@ -384,6 +397,17 @@ def median_of(runs: list[dict[str, object]], system: str, processes: int, batch:
     return statistics.median(values) if values else None
 
 
+def paired_ratios(runs: list[dict[str, object]], processes: int, batch: int) -> list[float]:
+    """Steno's jobs/s over PgQueuer's, round by round: the two runs of a round are back to back,
+    so a machine that drifts (another tenant, the clock of a virtual CPU) moves both alike."""
+    rates: dict[tuple[str, int], float] = {
+        (str(r["system"]), int(r["round"])): float(r["jobs_per_second"]) for r in runs
+        if r["processes"] == processes and r["batch"] == batch}
+    rounds = sorted({n for _, n in rates})
+    return [rates["steno", n] / rates["pgqueuer", n] for n in rounds
+            if ("steno", n) in rates and ("pgqueuer", n) in rates]
+
+
 def table(runs: list[dict[str, object]], configs: list[tuple[int, int]], rounds: int, jobs: int) -> str:
     def fmt(value: float | None, digits: int) -> str:
         return "-" if value is None else f"{value:,.{digits}f}"
@@ -391,18 +415,21 @@ def table(runs: list[dict[str, object]], configs: list[tuple[int, int]], rounds:
     lines = [
         f"{jobs} no-op jobs per run, median of {rounds} round{'s' if rounds != 1 else ''}",
         "",
-        "| processes | batch | Steno jobs/s | PgQueuer jobs/s | Steno / PgQueuer "
+        "| processes | batch | Steno jobs/s | PgQueuer jobs/s | Steno / PgQueuer | per round "
         "| PG CPU µs/job Steno | PG CPU µs/job PgQueuer | WAL B/job Steno | WAL B/job PgQueuer "
         "| statements/job Steno | statements/job PgQueuer |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for processes, batch in configs:
         m = {(s, k): median_of(runs, s, processes, batch, k) for s in SYSTEMS
              for k in ("jobs_per_second", "cpu_us_per_job", "wal_bytes_per_job", "statements_per_job")}
         steno, pgq = m["steno", "jobs_per_second"], m["pgqueuer", "jobs_per_second"]
         ratio = steno / pgq if steno and pgq else None
+        paired = paired_ratios(runs, processes, batch)
+        per_round = ", ".join(f"{r:.2f}" for r in paired) + (
+            f" (median {statistics.median(paired):.2f})" if len(paired) > 1 else "") if paired else "-"
         lines.append(
-            f"| {processes} | {batch} | {fmt(steno, 0)} | {fmt(pgq, 0)} | {fmt(ratio, 2)} "
+            f"| {processes} | {batch} | {fmt(steno, 0)} | {fmt(pgq, 0)} | {fmt(ratio, 2)} | {per_round} "
             f"| {fmt(m['steno', 'cpu_us_per_job'], 0)} | {fmt(m['pgqueuer', 'cpu_us_per_job'], 0)} "
             f"| {fmt(m['steno', 'wal_bytes_per_job'], 0)} | {fmt(m['pgqueuer', 'wal_bytes_per_job'], 0)} "
             f"| {fmt(m['steno', 'statements_per_job'], 3)} | {fmt(m['pgqueuer', 'statements_per_job'], 3)} |"
