@@ -23,44 +23,62 @@ struct AdaptiveLimiterTests {
     /// Counts requests in flight and the most seen at once.
     final class Peak: Sendable {
         private let counts = Mutex((now: 0, peak: 0))
+        var now: Int { counts.withLock { $0.now } }
         var peak: Int { counts.withLock { $0.peak } }
         func reset() { counts.withLock { $0 = (0, 0) } }
         func enter() { counts.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
         func leave() { counts.withLock { $0.now -= 1 } }
     }
 
-    static func run(_ limiter: AdaptiveLimiter, _ peak: Peak, _ outcome: AdaptiveLimiter.Outcome) async throws {
+    /// Holds the requests until the test opens it: how many get in at once then depends on the
+    /// limiter alone, not on how fast a loaded machine runs them.
+    final class Gate: Sendable {
+        private let open = Atomic(false)
+        func pass() async throws {
+            while !open.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        func release() { open.store(true, ordering: .releasing) }
+    }
+
+    static func run(_ limiter: AdaptiveLimiter, _ peak: Peak, _ outcome: AdaptiveLimiter.Outcome, through gate: Gate? = nil) async throws {
         try await limiter.withPermit(classify: { _ in outcome }) {
             peak.enter()
-            try await Task.sleep(for: .milliseconds(20))
+            try await gate?.pass()
             peak.leave()
         }
+    }
+
+    /// Runs `count` requests held at a gate; checks that exactly `limit` get in, then lets all through.
+    static func holdAtGate(_ limiter: AdaptiveLimiter, _ peak: Peak, count: Int, limit: Int, _ outcome: AdaptiveLimiter.Outcome) async throws {
+        let gate = Gate()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<count { group.addTask { try await Self.run(limiter, peak, outcome, through: gate) } }
+            try await ResourcePoolTests.eventually("\(limit) requests in flight") { peak.now == limit }
+            // Room for a request beyond the window to get in, were the limiter to let it.
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(peak.peak == limit)
+            gate.release()
+            try await group.waitForAll()
+        }
+        #expect(peak.peak == limit)
     }
 
     @Test("no more requests in flight than the window allows; a timeout lowers it for those waiting")
     func limiterBoundsConcurrency() async throws {
         let limiter = AdaptiveLimiter(maximum: 4)
         let peak = Peak()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<16 { group.addTask { try await Self.run(limiter, peak, .answered) } }
-            try await group.waitForAll()
-        }
-        #expect(peak.peak == 4)
+        try await Self.holdAtGate(limiter, peak, count: 16, limit: 4, .answered)
         try await Self.run(limiter, peak, .timedOut)
         #expect(limiter.limit == 2)
         peak.reset()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 { group.addTask { try await Self.run(limiter, peak, .other) } }
-            try await group.waitForAll()
-        }
-        #expect(peak.peak == 2, "after a timeout only two requests at a time")
+        try await Self.holdAtGate(limiter, peak, count: 4, limit: 2, .other)
     }
 
     @Test("a caller cancelled while waiting leaves at once and does not take a permit")
     func cancelledWaiter() async throws {
         let limiter = AdaptiveLimiter(maximum: 1)
-        let holder = Task { try await limiter.withPermit(classify: { _ in .other }) { try await Task.sleep(for: .seconds(1)) } }
-        try await Task.sleep(for: .milliseconds(50))
+        let holder = Task { try await limiter.withPermit(classify: { _ in .other }) { try await Task.sleep(for: .seconds(30)) } }
+        try await ResourcePoolTests.eventually("the holder has the permit") { limiter.inFlight == 1 }
         let waiter = Task { try await limiter.withPermit(classify: { _ in .other }) { 1 } }
         try await Task.sleep(for: .milliseconds(50))
         waiter.cancel()
