@@ -10,8 +10,9 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 
         /// The row a job names is gone (deleted meanwhile).
         public static let missingRow = Code(rawValue: "missing_row")
-        /// The job's lease was lost before its writes committed; they were rolled back.
-        public static let leaseLost = Code(rawValue: "lease_lost")
+        /// The job was told to stop (a cancel, a shutdown, a lost lease); why it stopped decides
+        /// what happens to it. A lost lease met by a write is the store's `StoreError.leaseLost`.
+        public static let stopped = Code(rawValue: "stopped")
         /// The media's chapter selection names no chapter the file has.
         public static let noSelectedChapter = Code(rawValue: "no_selected_chapter")
         /// A setting is missing or malformed.

@@ -65,7 +65,7 @@ public struct ChunkJobHandler: JobHandler {
                     said = true
                 }
                 if await !context.cancellation.sleep(for: Self.answerHeldRecheck) {
-                    throw WorkerError(.leaseLost, .cancelled, "the job was stopped", jobID: context.job.id)
+                    throw WorkerError(.stopped, .cancelled, "the job was stopped", jobID: context.job.id)
                 }
             case .notRunnable:
                 // Answered by an earlier attempt as this one started (its write had the row): done.
@@ -140,7 +140,7 @@ public struct ChunkJobHandler: JobHandler {
             context.logger.warning(
                 "kept the chunk's answer although the job's lease was lost; its new holder will find the chunk done",
                 metadata: logged.merging(["merge_enqueued": "\(merging)"]) { $1 })
-            throw WorkerError(.leaseLost, .lostLease, "the lease of \(context.lease) was lost after the answer was stored", jobID: context.job.id)
+            throw StoreError(.leaseLost, "the lease of \(context.lease) was lost after the answer was stored", jobID: context.job.id)
         case .discarded(let reason):
             metrics.recordDiscardedAnswer(reason)
             context.logger.warning("discarded the chunk's answer", metadata: logged.merging(["reason": "\(reason.rawValue)"]) { $1 })

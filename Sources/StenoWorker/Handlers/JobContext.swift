@@ -32,7 +32,7 @@ public struct JobContext: Sendable {
     /// Throws `cancelled` when the job was told to stop, so that no further request starts.
     func checkCancellation() throws(WorkerError) {
         if cancellation.isCancelled {
-            throw WorkerError(.leaseLost, .cancelled, "the job was stopped", jobID: job.id)
+            throw WorkerError(.stopped, .cancelled, "the job was stopped", jobID: job.id)
         }
     }
 }

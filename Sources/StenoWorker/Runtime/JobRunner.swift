@@ -153,10 +153,6 @@ struct JobRunner: Sendable {
 
     /// The job's writes were refused because another worker holds its lease now.
     static func isLostLease(_ error: any Error) -> Bool {
-        switch error {
-        case let error as StoreError: error.code == .leaseLost
-        case let error as WorkerError: error.code == .leaseLost && error.failureClass == .lostLease
-        default: false
-        }
+        (error as? StoreError)?.code == .leaseLost
     }
 }
