@@ -14,7 +14,7 @@ struct PostgresSessionLossTests {
             let client = database.client(maxConnections: 1)
             let admin = database.client(maxConnections: 1)
             let before = try await backend(of: client)
-            try await terminate(before, using: admin)
+            try await admin.terminateBackend(before)
             #expect(try await backend(of: client) != before)
             #expect(try await client.query("SELECT 2 AS two").single().decode("two", as: Int.self) == 2)
             await client.shutdown()
@@ -32,7 +32,7 @@ struct PostgresSessionLossTests {
                 try await client.withTransaction { connection in
                     try await connection.query("INSERT INTO kept VALUES (1)", [])
                     let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
-                    try await terminate(pid, using: admin)
+                    try await admin.terminateBackend(pid)
                     try await connection.query("INSERT INTO kept VALUES (2)", [])
                 }
             }
@@ -67,17 +67,5 @@ struct PostgresSessionLossTests {
 
     private func backend(of client: PostgresClient) async throws -> Int32 {
         try await client.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
-    }
-
-    /// Ends the session `pid` and waits until its backend is gone.
-    private func terminate(_ pid: Int32, using admin: PostgresClient) async throws {
-        try await admin.query("SELECT pg_terminate_backend(\(pid))")
-        for _ in 0..<100 {
-            let left: Int = try await admin.query("SELECT count(*)::integer AS n FROM pg_stat_activity WHERE pid = \(pid)")
-                .single().decode("n")
-            if left == 0 { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("backend \(pid) was still there 5 s after pg_terminate_backend")
     }
 }

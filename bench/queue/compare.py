@@ -298,7 +298,7 @@ class Bench:
             if "ready" not in drainer.lines:
                 raise Failure(f"{system} drainer not ready within 60 s: {shlex.join(command)}\n{drainer.describe()}")
 
-        background_before = self.background(database)
+        background_before = self.background()
         # From here on: the drainers have connected and set up, and nothing else uses the run's
         # database until they are done.
         postgres.value("SELECT pg_stat_statements_reset()")
@@ -336,7 +336,7 @@ class Bench:
         top = [dict(calls=r["calls"], rows=r["rows"], query=" ".join(r["query"].split())[:200])
                for r in postgres.rows("SELECT calls, rows, query FROM pg_stat_statements WHERE dbid = $1 "
                                       "ORDER BY calls DESC LIMIT 12", dbid)]
-        background = {k: v - background_before[k] for k, v in self.background(database).items()}
+        background = {k: v - background_before[k] for k, v in self.background().items()}
 
         self.check_done(system, jobs, results)
         for drainer in self.drainers:
@@ -361,14 +361,14 @@ class Bench:
             f"checkpoints {background['checkpoints']}, autovacuums {background['autovacuums']}")
         return run
 
-    def background(self, database: str) -> dict[str, int]:
+    def background(self) -> dict[str, int]:
         """Counters of PostgreSQL's own work that a run may meet (and whose CPU and WAL it pays):
         checkpoints, and autovacuum or autoanalyze visits of either side's tables (none expected:
         autovacuum is off)."""
         checkpoints = self.db("postgres").value("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
         autovacuums = sum(int(self.db(name).value(
             "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"))
-            for name in {DATABASES[system] for system in self.args.systems} | {database})
+            for name in (DATABASES[system] for system in self.args.systems))
         return dict(checkpoints=int(checkpoints), autovacuums=autovacuums)
 
     def check_done(self, system: str, jobs: int, results: list[dict[str, float]]) -> None:
@@ -426,8 +426,9 @@ def table(runs: list[dict[str, object]], configs: list[tuple[int, int]], rounds:
         steno, pgq = m["steno", "jobs_per_second"], m["pgqueuer", "jobs_per_second"]
         ratio = steno / pgq if steno and pgq else None
         paired = paired_ratios(runs, processes, batch)
-        per_round = ", ".join(f"{r:.2f}" for r in paired) + (
-            f" (median {statistics.median(paired):.2f})" if len(paired) > 1 else "") if paired else "-"
+        per_round = ", ".join(f"{r:.2f}" for r in paired) or "-"
+        if len(paired) > 1:
+            per_round += f" (median {statistics.median(paired):.2f})"
         lines.append(
             f"| {processes} | {batch} | {fmt(steno, 0)} | {fmt(pgq, 0)} | {fmt(ratio, 2)} | {per_round} "
             f"| {fmt(m['steno', 'cpu_us_per_job'], 0)} | {fmt(m['pgqueuer', 'cpu_us_per_job'], 0)} "

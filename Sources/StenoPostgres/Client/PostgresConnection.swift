@@ -7,12 +7,12 @@ import Synchronization
 /// One database session.
 ///
 /// Every libpq call runs in the order of the connection's own serial dispatch queue, never on
-/// Swift's cooperative pool: on the queue, or in place when the caller is on one of its
-/// client's `DatabaseThreads`. A session the server closed while it
-/// was idle (a restart, a failover, `pg_terminate_backend`) is noticed before the next call and
-/// replaced, so that call succeeds. A connection that breaks during a call or a transaction
-/// fails that call with `connectionLost`, and the next call reconnects with backoff for up to
-/// `reconnectWindow`. Cancelling the calling task cancels the statement on the server.
+/// Swift's cooperative pool: on the queue, or in place when the caller is on one of its client's
+/// `DatabaseThreads`. A session the server closed while it was idle (a restart, a failover,
+/// `pg_terminate_backend`) is noticed before the next call and replaced, so that call succeeds.
+/// A connection that breaks during a call or a transaction fails that call with
+/// `connectionLost`, and the next call reconnects with backoff for up to `reconnectWindow`.
+/// Cancelling the calling task cancels the statement on the server.
 ///
 /// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
 public final class PostgresConnection: @unchecked Sendable {

@@ -65,12 +65,9 @@ final class LibPQConnectionHandle {
         guard PQtransactionStatus(pointer) == PQTRANS_IDLE else { return true }
         // A few reads at most: the server's last message, then the end of the stream. What a
         // live session has pending (notifications) stays in libpq's buffer for its reader.
+        // A closed socket polls as readable (or hung up), and reading it makes PQconsumeInput fail.
         for _ in 0..<4 {
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 0) > 0 else { return true }
-            if descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 && descriptor.revents & Int16(POLLIN) == 0 {
-                return false
-            }
+            guard pollInput(timeoutMilliseconds: 0) > 0 else { return true }
             guard PQconsumeInput(pointer) == 1, isConnected else { return false }
         }
         return isConnected
@@ -217,11 +214,16 @@ final class LibPQConnectionHandle {
 
     /// Blocks until the socket is readable or the timeout passes.
     func waitUntilReadable(timeoutMilliseconds: Int32) throws(PostgresError) {
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, timeoutMilliseconds)
-        if ready < 0 && errno != EINTR {
+        if pollInput(timeoutMilliseconds: timeoutMilliseconds) < 0 && errno != EINTR {
             throw PostgresError(.connectionLost, "poll on the database socket failed: errno \(errno)", server: serverAddress)
         }
+    }
+
+    /// `poll` for input on the socket: above 0 when it is readable or hung up, 0 when the
+    /// timeout passed, below 0 on failure (`errno`).
+    private func pollInput(timeoutMilliseconds: Int32) -> Int32 {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, timeoutMilliseconds)
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
