@@ -107,6 +107,65 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("a statement cancelled while it waits its turn is never sent, and the statement ahead of it is not cancelled")
+    func cancelBeforeSending() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            let observer = try await PostgresConnection.connect(configuration: database.configuration)
+            let ahead = Task { try await connection.query("SELECT pg_sleep(2), 'finished' AS outcome") }
+            // The statement ahead is running on the server before the next one is queued.
+            while try await observer.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(2)%'", []
+            ).single().decode("n", as: Int.self) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let queued = Task { try await connection.query("CREATE TABLE sent (id integer)") }
+            try await Task.sleep(for: .milliseconds(300))
+            queued.cancel()
+            let queuedOutcome = await queued.result
+            let aheadOutcome = try await ahead.value.single().decode("outcome", as: String.self)
+            #expect(aheadOutcome == "finished")
+            guard case .failure(let error as PostgresError) = queuedOutcome else {
+                Issue.record("the cancelled statement ran: \(queuedOutcome)")
+                return
+            }
+            #expect(error.code == .cancelled)
+            let table = try await connection.query("SELECT to_regclass('sent')::text AS name").single().decode("name", as: String?.self)
+            #expect(table == nil, "the cancelled statement never reached the server")
+            await connection.close()
+            await observer.close()
+        }
+    }
+
+    @Test("a cancel the server drops is sent again while the statement still runs")
+    func cancelSentAgain() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            // The block swallows the first cancel, as the server does with one that arrives before
+            // the backend has read the statement.
+            let swallowed = """
+                DO $$ BEGIN
+                  BEGIN PERFORM pg_sleep(30); EXCEPTION WHEN query_canceled THEN NULL; END;
+                  PERFORM pg_sleep(30);
+                END $$
+                """
+            let started = ContinuousClock.now
+            let sleeper = Task { try await connection.query(swallowed, []) }
+            try await Task.sleep(for: .milliseconds(300))
+            sleeper.cancel()
+            let outcome = await sleeper.result
+            #expect(ContinuousClock.now - started < .seconds(5))
+            guard case .failure(let error as PostgresError) = outcome else {
+                Issue.record("the statement was not cancelled: \(outcome)")
+                return
+            }
+            #expect(error.code == .cancelled)
+            let one = try await connection.query("SELECT 1 AS one").single().decode("one", as: Int.self)
+            #expect(one == 1)
+            await connection.close()
+        }
+    }
+
     @Test("a task cancelled inside a transaction rolls it back, and the pooled connection is clean for the next user")
     func cancelledTransactionRollsBack() async throws {
         try await TestDatabase.with(migrated: false) { database in

@@ -16,11 +16,10 @@ import Synchronization
 ///
 /// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
 public final class PostgresConnection: @unchecked Sendable {
-    // @unchecked: `handle` and `generation` are touched only on `queue`; `cancelHandle` is behind its mutex.
+    // @unchecked: `handle` and `generationOnQueue` are touched only on `queue`.
     private let queue: DispatchQueue
     private var handle: LibPQConnectionHandle?
     private var generationOnQueue = 0
-    private let cancelHandle = Mutex<LibPQCancelHandle?>(nil)
     public let configuration: PostgresConfiguration
     let logger: Logger
     /// The pool's threads, on which a call runs where it is instead of hopping to `queue`.
@@ -155,7 +154,6 @@ public final class PostgresConnection: @unchecked Sendable {
             await perform(body, cancelled: cancelled, inPlace: inPlace)
         } onCancel: {
             cancelled.cancel()
-            cancelHandle.withLock { $0?.cancel() }
         }
         return try outcome.get()
     }
@@ -181,6 +179,8 @@ public final class PostgresConnection: @unchecked Sendable {
     ) -> Swift.Result<Result, PostgresError> {
         do throws(PostgresError) {
             let handle = try liveHandle(cancelled: cancelled)
+            handle.cancellation = cancelled
+            defer { handle.cancellation = nil }
             do throws(PostgresError) {
                 return .success(try body(handle))
             } catch {
@@ -221,8 +221,6 @@ public final class PostgresConnection: @unchecked Sendable {
                 try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'")
                 self.handle = handle
                 generationOnQueue += 1
-                let newCancelHandle = handle.makeCancelHandle()
-                cancelHandle.withLock { $0 = newCancelHandle }
                 if attempt > 1 {
                     logger.info("reconnected to the database", metadata: ["server": "\(handle.serverAddress)", "attempts": "\(attempt)"])
                 }
@@ -263,7 +261,6 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func dropHandle() {
-        cancelHandle.withLock { $0 = nil }
         handle = nil
     }
 

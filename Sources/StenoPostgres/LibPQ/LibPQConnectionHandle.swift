@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import StenoCore
 
 /// Owns one `PGconn`, finished in `deinit`.
 ///
@@ -14,6 +15,16 @@ final class LibPQConnectionHandle {
     /// Beyond this many, statements run unprepared: a caller building texts on the fly must not
     /// fill the server's memory with plans.
     static let preparedLimit = 256
+    /// Cancels this session's statement in flight from another thread.
+    private let canceller: LibPQCancelHandle?
+    /// Numbers the statements sent, so that a cancel meant for one never reaches the next.
+    private var statementsSent: UInt64 = 0
+    /// The calling task's signal for the call in progress: cancelling it cancels the statement
+    /// on the server. Set by the connection around each call.
+    var cancellation: CancellationSignal?
+    /// While a cancelled statement still runs, its cancel is sent again this often: a request
+    /// that reaches the backend before the backend has read the statement is dropped by the server.
+    static let cancelResendMilliseconds: Int32 = 250
 
     /// Checks that libpq can parse a URL or keyword string, without connecting: a malformed one
     /// is a configuration error to report at once, not an unreachable server to wait for.
@@ -47,6 +58,7 @@ final class LibPQConnectionHandle {
             throw PostgresError(.connectionFailed, message)
         }
         self.pointer = connection
+        self.canceller = LibPQCancelHandle(connection: connection)
     }
 
     deinit {
@@ -97,16 +109,11 @@ final class LibPQConnectionHandle {
         return "\(host):\(port)/\(database)"
     }
 
-    func makeCancelHandle() -> LibPQCancelHandle? {
-        LibPQCancelHandle(connection: pointer)
-    }
-
     /// Runs one parameterised statement (extended protocol, text format), blocking.
     func execute(_ statement: String, parameters: [String?]) throws(PostgresError) -> PostgresRows {
-        let result = withParameters(parameters) { values, count in
-            PQexecParams(pointer, statement, count, nil, values, nil, nil, 0)
-        }
-        return try check(result, statement: statement).rows()
+        try exchange(statement) {
+            withParameters(parameters) { values, count in PQsendQueryParams(pointer, statement, count, nil, values, nil, nil, 0) }
+        }.rows()
     }
 
     /// Runs one statement prepared on this session, preparing it on first use. PostgreSQL then
@@ -118,7 +125,7 @@ final class LibPQConnectionHandle {
             // "cached plan must not change result type": a migration changed a table under a
             // `SELECT *` this session prepared. Prepared again, it sees the new columns.
             if let name = preparedNames.removeValue(forKey: statement) {
-                _ = try? check(PQexec(pointer, "DEALLOCATE \(name)"), statement: "DEALLOCATE")
+                _ = try? exchange("DEALLOCATE") { PQsendQuery(pointer, "DEALLOCATE \(name)") }
             }
             return try runPrepared(statement, parameters: parameters)
         }
@@ -130,10 +137,9 @@ final class LibPQConnectionHandle {
         guard let name = try preparedName(of: statement, parameterCount: parameters.count) else {
             return try execute(statement, parameters: parameters)
         }
-        let result = withParameters(parameters) { values, count in
-            PQexecPrepared(pointer, name, count, values, nil, nil, 0)
-        }
-        return try check(result, statement: statement).rows()
+        return try exchange(statement) {
+            withParameters(parameters) { values, count in PQsendQueryPrepared(pointer, name, count, values, nil, nil, 0) }
+        }.rows()
     }
 
     private func preparedName(of statement: String, parameterCount: Int) throws(PostgresError) -> String? {
@@ -141,15 +147,15 @@ final class LibPQConnectionHandle {
         guard preparedNames.count < Self.preparedLimit else { return nil }
         preparedCount += 1
         let name = "steno_\(preparedCount)"
-        _ = try check(PQprepare(pointer, name, statement, Int32(parameterCount), nil), statement: statement)
+        _ = try exchange(statement) { PQsendPrepare(pointer, name, statement, Int32(parameterCount), nil) }
         preparedNames[statement] = name
         return name
     }
 
     /// Calls `body` with the parameters as C strings (NULL for SQL NULL) and their count, freed after.
     private func withParameters(
-        _ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> OpaquePointer?
-    ) -> OpaquePointer? {
+        _ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> Int32
+    ) -> Int32 {
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let values = copies.map { UnsafePointer<CChar>($0) }
@@ -159,15 +165,69 @@ final class LibPQConnectionHandle {
     /// Runs a script of several statements with the simple protocol, blocking.
     /// Only for migration files shipped with Steno: it takes no parameters.
     func executeScript(_ script: String) throws(PostgresError) {
-        _ = try check(PQexec(pointer, script), statement: script)
+        _ = try exchange(script) { PQsendQuery(pointer, script) }
+    }
+
+    /// Sends a statement with `send` (a `PQsend...` call) and waits for its result, as `PQexec`
+    /// does, but watching `cancellation`: a statement cancelled before it is sent is not sent,
+    /// and one cancelled while it runs is cancelled on the server.
+    private func exchange(_ statement: String, send: () -> Int32) throws(PostgresError) -> LibPQResult {
+        if let cancellation, cancellation.isCancelled {
+            throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent",
+                                server: serverAddress, statement: PostgresError.summary(of: statement))
+        }
+        guard send() == 1 else { throw connectionError(statement: statement) }
+        statementsSent += 1
+        let number = statementsSent
+        canceller?.statementSent(number)
+        // Registered once the statement is on the wire, so that a cancel which came earlier is
+        // sent now rather than lost; the request goes out from another thread, as it may block.
+        let registration = canceller.flatMap { canceller in
+            cancellation?.onCancel { DispatchQueue.global().async { canceller.cancel(statement: number) } }
+        }
+        defer {
+            if let registration { cancellation?.removeHandler(registration) }
+            canceller?.statementEnded()
+        }
+        var last: LibPQResult?
+        while true {
+            try awaitResult(statement)
+            guard let raw = PQgetResult(pointer) else { break }
+            let result = LibPQResult(raw)
+            last = result
+            switch result.status {
+            case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH: return try check(result, statement: statement)
+            default: if !isConnected { return try check(result, statement: statement) }
+            }
+        }
+        return try check(last, statement: statement)
+    }
+
+    /// Reads until the next result is complete. A cancelled statement that still runs has its
+    /// cancel sent again every `cancelResendMilliseconds`.
+    private func awaitResult(_ statement: String) throws(PostgresError) {
+        let timeout: Int32 = cancellation == nil ? -1 : Self.cancelResendMilliseconds
+        while PQisBusy(pointer) == 1 {
+            let ready = pollInput(timeoutMilliseconds: timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw PostgresError(.connectionLost, "poll on the database socket failed: errno \(errno)",
+                                    server: serverAddress, statement: PostgresError.summary(of: statement))
+            }
+            if ready == 0 {
+                if cancellation?.isCancelled == true { canceller?.cancel(statement: statementsSent) }
+                continue
+            }
+            // A broken connection: `PQgetResult` reports it as an error result.
+            guard PQconsumeInput(pointer) == 1 else { return }
+        }
     }
 
     /// The one place where libpq's result codes are checked.
-    private func check(_ raw: OpaquePointer?, statement: String) throws(PostgresError) -> LibPQResult {
-        guard let raw else {
+    private func check(_ result: LibPQResult?, statement: String) throws(PostgresError) -> LibPQResult {
+        guard let result else {
             throw connectionError(statement: statement)
         }
-        let result = LibPQResult(raw)
         switch result.status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return result
