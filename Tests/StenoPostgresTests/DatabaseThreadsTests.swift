@@ -51,6 +51,11 @@ struct DatabaseThreadsTests {
     func blockedConnectionsDoNotHoldOthers() async throws {
         try await TestDatabase.with { database in
             let client = database.client(maxConnections: 3)
+            // The three sessions are opened first, so that the timing below is the statements'.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 { group.addTask { try await client.query("SELECT pg_sleep(0.2)") } }
+                try await group.waitForAll()
+            }
             let sleepsDone = Counter()
             let started = ContinuousClock.now
             let outcome = try await withThrowingTaskGroup(of: Bool.self) { group in
