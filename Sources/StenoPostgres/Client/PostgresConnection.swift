@@ -144,7 +144,7 @@ public final class PostgresConnection: @unchecked Sendable {
         _ body: @escaping @Sendable (LibPQConnectionHandle) throws(PostgresError) -> Result
     ) async throws(PostgresError) -> Result {
         if honouringCancellation, Task.isCancelled {
-            throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent")
+            throw .cancelledBeforeSending()
         }
         let cancelled = CancellationSignal()
         guard honouringCancellation else {

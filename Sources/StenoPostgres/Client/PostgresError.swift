@@ -76,6 +76,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 }
 
 extension PostgresError {
+    /// The calling task was cancelled before the statement went out: nothing reached the server.
+    static func cancelledBeforeSending(server: String? = nil, statement: String? = nil) -> PostgresError {
+        PostgresError(.cancelled, "the calling task was cancelled before the statement was sent", server: server, statement: statement)
+    }
+
     /// The statement's first line, trimmed, for error context.
     static func summary(of statement: String) -> String {
         let trimmed = statement.drop { $0 == " " || $0 == "\n" || $0 == "\t" }

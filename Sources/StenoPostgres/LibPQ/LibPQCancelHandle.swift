@@ -1,16 +1,21 @@
 import CLibPQ
+import Dispatch
 import Synchronization
 
 /// Owns one `PGcancel`. libpq documents `PQcancel` as safe to call from any thread while the
 /// connection's own thread waits for a statement.
 ///
-/// It also knows which statement of its session is in flight, so that a cancel sent late (from
-/// another thread) is dropped rather than reaching the statement after the one it was meant for.
+/// It also numbers its session's statements and knows which one is in flight, so that a cancel
+/// is sent only while the statement it was meant for runs: never to the statement after it.
 final class LibPQCancelHandle: Sendable {
     // A `PGcancel` is written once by `PQgetCancel` and only read after, by `PQcancel`.
     private nonisolated(unsafe) let pointer: OpaquePointer
+    private let statementsSent = Atomic<UInt64>(0)
     /// The number of the statement in flight; 0 between statements.
     private let inFlight = Atomic<UInt64>(0)
+    /// While a cancelled statement still runs, its cancel is sent again this often: the server
+    /// drops a request that reaches the backend before the backend has read the statement.
+    static let resendInterval = DispatchTimeInterval.milliseconds(250)
 
     init?(connection: OpaquePointer) {
         guard let pointer = PQgetCancel(connection) else { return nil }
@@ -21,19 +26,28 @@ final class LibPQCancelHandle: Sendable {
         PQfreeCancel(pointer)
     }
 
-    func statementSent(_ number: UInt64) {
+    /// Marks a new statement as in flight and returns its number.
+    func statementSent() -> UInt64 {
+        let number = statementsSent.add(1, ordering: .relaxed).newValue
         inFlight.store(number, ordering: .releasing)
+        return number
     }
 
     func statementEnded() {
         inFlight.store(0, ordering: .releasing)
     }
 
-    /// Asks the server to cancel statement `number` if it is still the one in flight; best
-    /// effort, and blocking while the request is sent.
+    /// Asks the server to cancel statement `number`, and again every `resendInterval` for as
+    /// long as it is in flight. Returns at once: the requests go out from a global queue, as
+    /// each opens a connection to the server and may block.
     func cancel(statement number: UInt64) {
+        DispatchQueue.global().async { self.send(number) }
+    }
+
+    private func send(_ number: UInt64) {
         guard inFlight.load(ordering: .acquiring) == number else { return }
         var buffer = [CChar](repeating: 0, count: 256)
         _ = PQcancel(pointer, &buffer, Int32(buffer.count))
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.resendInterval) { self.send(number) }
     }
 }

@@ -17,14 +17,9 @@ final class LibPQConnectionHandle {
     static let preparedLimit = 256
     /// Cancels this session's statement in flight from another thread.
     private let canceller: LibPQCancelHandle?
-    /// Numbers the statements sent, so that a cancel meant for one never reaches the next.
-    private var statementsSent: UInt64 = 0
     /// The calling task's signal for the call in progress: cancelling it cancels the statement
     /// on the server. Set by the connection around each call.
     var cancellation: CancellationSignal?
-    /// While a cancelled statement still runs, its cancel is sent again this often: a request
-    /// that reaches the backend before the backend has read the statement is dropped by the server.
-    static let cancelResendMilliseconds: Int32 = 250
 
     /// Checks that libpq can parse a URL or keyword string, without connecting: a malformed one
     /// is a configuration error to report at once, not an unreachable server to wait for.
@@ -173,17 +168,14 @@ final class LibPQConnectionHandle {
     /// and one cancelled while it runs is cancelled on the server.
     private func exchange(_ statement: String, send: () -> Int32) throws(PostgresError) -> LibPQResult {
         if let cancellation, cancellation.isCancelled {
-            throw PostgresError(.cancelled, "the calling task was cancelled before the statement was sent",
-                                server: serverAddress, statement: PostgresError.summary(of: statement))
+            throw .cancelledBeforeSending(server: serverAddress, statement: PostgresError.summary(of: statement))
         }
         guard send() == 1 else { throw connectionError(statement: statement) }
-        statementsSent += 1
-        let number = statementsSent
-        canceller?.statementSent(number)
         // Registered once the statement is on the wire, so that a cancel which came earlier is
-        // sent now rather than lost; the request goes out from another thread, as it may block.
-        let registration = canceller.flatMap { canceller in
-            cancellation?.onCancel { DispatchQueue.global().async { canceller.cancel(statement: number) } }
+        // sent now rather than lost.
+        let number = canceller?.statementSent()
+        let registration = number.flatMap { number in
+            cancellation?.onCancel { [canceller] in canceller?.cancel(statement: number) }
         }
         defer {
             if let registration { cancellation?.removeHandler(registration) }
@@ -195,29 +187,18 @@ final class LibPQConnectionHandle {
             guard let raw = PQgetResult(pointer) else { break }
             let result = LibPQResult(raw)
             last = result
-            switch result.status {
-            case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH: return try check(result, statement: statement)
-            default: if !isConnected { return try check(result, statement: statement) }
-            }
+            // As `PQexec`: a copy waits for data that never comes, and a broken connection for
+            // results that never come.
+            let status = result.status
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH || !isConnected { break }
         }
         return try check(last, statement: statement)
     }
 
-    /// Reads until the next result is complete. A cancelled statement that still runs has its
-    /// cancel sent again every `cancelResendMilliseconds`.
+    /// Reads until the next result is complete.
     private func awaitResult(_ statement: String) throws(PostgresError) {
-        let timeout: Int32 = cancellation == nil ? -1 : Self.cancelResendMilliseconds
         while PQisBusy(pointer) == 1 {
-            let ready = pollInput(timeoutMilliseconds: timeout)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw PostgresError(.connectionLost, "poll on the database socket failed: errno \(errno)",
-                                    server: serverAddress, statement: PostgresError.summary(of: statement))
-            }
-            if ready == 0 {
-                if cancellation?.isCancelled == true { canceller?.cancel(statement: statementsSent) }
-                continue
-            }
+            try waitUntilReadable(timeoutMilliseconds: -1, statement: statement)
             // A broken connection: `PQgetResult` reports it as an error result.
             guard PQconsumeInput(pointer) == 1 else { return }
         }
@@ -272,10 +253,12 @@ final class LibPQConnectionHandle {
         return notifications
     }
 
-    /// Blocks until the socket is readable or the timeout passes.
-    func waitUntilReadable(timeoutMilliseconds: Int32) throws(PostgresError) {
+    /// Blocks until the socket is readable, the timeout passes (-1: none) or a signal arrives.
+    func waitUntilReadable(timeoutMilliseconds: Int32, statement: String? = nil) throws(PostgresError) {
         if pollInput(timeoutMilliseconds: timeoutMilliseconds) < 0 && errno != EINTR {
-            throw PostgresError(.connectionLost, "poll on the database socket failed: errno \(errno)", server: serverAddress)
+            throw PostgresError(
+                .connectionLost, "poll on the database socket failed: errno \(errno)",
+                server: serverAddress, statement: statement.map(PostgresError.summary(of:)))
         }
     }
 
