@@ -88,7 +88,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "steno-asr",
-            dependencies: ["StenoASR", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["StenoASR", "StenoCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The admin CLI's commands live in a library so tests and the thin executable share them.

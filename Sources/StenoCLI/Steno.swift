@@ -1,4 +1,5 @@
 import ArgumentParser
+import StenoCore
 
 /// The admin CLI's root command.
 @available(macOS 15, *)
@@ -21,9 +22,4 @@ public struct Steno: AsyncParsableCommand {
     )
 
     public init() {}
-}
-
-/// The version every Steno binary reports.
-public enum StenoVersion {
-    public static let current = "0.1.0"
 }

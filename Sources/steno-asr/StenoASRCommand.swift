@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StenoASR
+import StenoCore
 
 /// `steno-asr`: a local, offline, OpenAI-compatible transcription server (pocketsphinx, English).
 @main
@@ -16,7 +17,8 @@ struct StenoASRCommand: AsyncParsableCommand {
             Flags override the STENO_ASR_* variables: STENO_ASR_HOST, STENO_ASR_PORT, STENO_ASR_RECOGNIZERS,
             STENO_ASR_QUEUE, STENO_ASR_MAX_UPLOAD_MB, STENO_ASR_API_KEY or STENO_ASR_API_KEY_FILE, STENO_ASR_MODEL_DIR.
             Stops gracefully on SIGTERM or SIGINT.
-            """)
+            """,
+        version: StenoVersion.current)
 
     @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 in a container).") var host: String?
     @Option(help: "Port to listen on (default 9000; 0 picks a free one).") var port: Int?

@@ -19,7 +19,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             STENO_DATABASE_PASSWORD_FILE); the transcription backend from STENO_BACKEND_URL, \
             STENO_API_KEY or STENO_API_KEY_FILE, STENO_MODEL and the other STENO_* backend variables. \
             Flags override the STENO_WORKER_* variables named in each flag's help.
-            """)
+            """,
+        version: StenoVersion.current)
 
     @Option(help: "Jobs in flight at once (STENO_WORKER_CONCURRENCY).")
     var concurrency: Int?
@@ -95,7 +96,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     }
 
     private func makeRuntime(environment: [String: String], logger: Logger) throws -> WorkerRuntime {
-        var settings = WorkerConfiguration(version: StenoTranscriptionVersion.current)
+        var settings = WorkerConfiguration()
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
         if let value = try checked(concurrency, "--concurrency", 1...1024) ?? integer(environment, "STENO_WORKER_CONCURRENCY", in: 1...1024) {
             settings.concurrency = value

@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import Testing
 
@@ -8,15 +9,28 @@ import Testing
 /// `steno migrate` has made the schema: it waits for both itself.
 @Suite("Worker startup", .serialized, .timeLimit(.minutes(2)))
 struct WorkerStartupTests {
-    @Test("a worker started on a database without the schema waits for `steno migrate`, then registers and works")
-    func waitsForTheSchema() async throws {
+    /// With no schema at all, and with every migration but the newest: a worker of this release
+    /// must not register (or claim) on tables it does not know yet.
+    @Test("a worker started on a database without its schema waits for `steno migrate`, then registers with this release's version",
+          arguments: [0, StenoSchema.requiredMigration - 1])
+    func waitsForTheSchema(appliedBefore: Int) async throws {
         try await TestDatabase.with(migrated: false) { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
+            let all = try Migration.load(from: PackageRoot.migrations)
+            if appliedBefore > 0 {
+                let connection = try await PostgresConnection.connect(configuration: database.configuration)
+                _ = try await MigrationRunner(migrations: all.filter { $0.version <= appliedBefore }).migrate(on: connection)
+                await connection.close()
+            }
             let migrating = Task {
                 try await Task.sleep(for: .seconds(3))
+                if appliedBefore > 0 {
+                    let early: Int = try await client.query("SELECT count(*) AS n FROM workers").single().decode("n")
+                    #expect(early == 0, "the worker registered on a schema at migration \(appliedBefore)")
+                }
                 let connection = try await PostgresConnection.connect(configuration: database.configuration)
-                _ = try await MigrationRunner(migrations: try Migration.load(from: PackageRoot.migrations)).migrate(on: connection)
+                _ = try await MigrationRunner(migrations: all).migrate(on: connection)
                 await connection.close()
             }
             try await RunningWorker.with(database: database, backendURL: "http://127.0.0.1:9") { worker in
@@ -28,6 +42,8 @@ struct WorkerStartupTests {
                     registered = try await client.query("SELECT count(*) AS n FROM workers WHERE status = 'running'").single().decode("n")
                 }
                 #expect(registered == 1, "the worker did not register once the schema was made")
+                let version: String = try await client.query("SELECT version FROM workers").single().decode("version")
+                #expect(version == StenoVersion.current)
             }
         }
     }

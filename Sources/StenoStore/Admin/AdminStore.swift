@@ -6,9 +6,6 @@ import StenoPostgres
 /// What the admin CLI reads and changes beyond the job queue: media, chapters, progress,
 /// transcripts and reports. Writes that must agree run in one transaction or one statement.
 public struct AdminStore: Sendable {
-    /// The newest migration whose tables, columns and views this code uses.
-    public static let requiredSchemaVersion = 2
-
     public let client: PostgresClient
     let logger: Logger
 
@@ -21,15 +18,13 @@ public struct AdminStore: Sendable {
 
     /// Fails with `schemaOutdated` unless every migration this code needs was applied.
     public func checkSchema() async throws {
-        let present = try await client.query("SELECT to_regclass('steno_migrations') IS NOT NULL AS present").single()
-        guard try present.decode("present", as: Bool.self) else {
+        guard let version = try await StenoSchema.appliedMigration(client) else {
             throw AdminError(.schemaOutdated, "the database has no Steno schema", hint: "run `steno migrate`")
         }
-        let version: Int = try await client.query("SELECT COALESCE(max(version), 0) AS version FROM steno_migrations").single().decode("version")
-        guard version >= Self.requiredSchemaVersion else {
+        guard version >= StenoSchema.requiredMigration else {
             throw AdminError(
                 .schemaOutdated,
-                "the database schema is at migration \(version); this steno needs migration \(Self.requiredSchemaVersion)",
+                "the database schema is at migration \(version); this steno needs migration \(StenoSchema.requiredMigration)",
                 hint: "run `steno migrate`")
         }
     }

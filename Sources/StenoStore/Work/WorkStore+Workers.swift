@@ -9,7 +9,8 @@ extension WorkStore {
             """
             INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at)
             VALUES (\(workerID), \(hostname), \(pid), \(version), 'running', now(), now())
-            ON CONFLICT (id) DO UPDATE SET status = 'running', stopped_at = NULL, last_heartbeat_at = now()
+            ON CONFLICT (id) DO UPDATE SET hostname = EXCLUDED.hostname, pid = EXCLUDED.pid, version = EXCLUDED.version,
+                status = 'running', started_at = now(), stopped_at = NULL, last_heartbeat_at = now()
             """)
     }
 

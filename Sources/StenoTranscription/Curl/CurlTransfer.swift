@@ -64,7 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_TIMEOUT_MS, Int(max(1, request.totalTimeout.milliseconds)))
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
-        try easy.set(CURLOPT_USERAGENT, "steno/\(StenoTranscriptionVersion.current)")
+        try easy.set(CURLOPT_USERAGENT, "steno/\(StenoVersion.current)")
         try easy.set(CURLOPT_HTTPHEADER, list: headerList)
 
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -34,7 +34,7 @@ public struct WorkerConfiguration: Sendable {
 
     public init(
         workerID: String = WorkerConfiguration.defaultWorkerID(),
-        version: String = "dev",
+        version: String = StenoVersion.current,
         concurrency: Int = 8,
         extractionSlots: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
         lease: Duration = .seconds(10),

@@ -185,30 +185,32 @@ public final class WorkerRuntime: Service, Sendable {
     }
 
     /// Adds this worker's row. A worker started beside a new database (compose, a Kubernetes
-    /// rollout) can come up before `steno migrate` has made the schema: it waits for it, within
-    /// the database wait (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
+    /// rollout) can come up before `steno migrate` has made the schema, or brought it up to this
+    /// release's migration: it waits for it, within the database wait
+    /// (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
     private func registerOnceMigrated() async throws {
         let deadline = ContinuousClock.now + database.reconnectWindow
         var said = false
         while !Task.isShuttingDownGracefully {
-            do {
+            let applied = try await StenoSchema.appliedMigration(client)
+            if let applied, applied >= StenoSchema.requiredMigration {
                 try await store.register(
                     workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
                     pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
-                if said { logger.info("the schema is there; starting") }
+                if said { logger.info("the schema is there; starting", metadata: ["migration": "\(applied)"]) }
                 return
-            } catch let error as PostgresError where error.sqlState == PostgresError.undefinedTable {
-                guard ContinuousClock.now < deadline else {
-                    throw WorkerError(
-                        .schemaMissing, .configuration,
-                        "the database has no Steno schema after waiting \(Int(database.reconnectWindow.seconds)) s: run `steno migrate` first")
-                }
-                if !said {
-                    logger.info("waiting for the schema: the database has no `workers` table yet (run `steno migrate`)")
-                    said = true
-                }
-                try? await Task.sleep(for: .seconds(1))
             }
+            let found = applied.map { "the database is at migration \($0)" } ?? "the database has no Steno schema"
+            guard ContinuousClock.now < deadline else {
+                throw WorkerError(
+                    .schemaMissing, .configuration,
+                    "\(found) after waiting \(Int(database.reconnectWindow.seconds)) s; this worker needs migration \(StenoSchema.requiredMigration): run `steno migrate` first")
+            }
+            if !said {
+                logger.info("waiting for the schema: \(found), this worker needs migration \(StenoSchema.requiredMigration) (run `steno migrate`)")
+                said = true
+            }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
