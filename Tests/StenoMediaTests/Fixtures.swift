@@ -4,8 +4,8 @@ import StenoCore
 import StenoMedia
 import Testing
 
-/// Locates the media the tests read: fixtures made by scripts/make-fixtures and the shared
-/// real-world files in ../shared/media.
+/// Locates the media the tests read: fixtures made by scripts/make-fixtures and the optional
+/// corpus of real-world files (`RealMediaCorpus`).
 enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -15,8 +15,6 @@ enum Fixtures {
         }
         return packageRoot.appendingPathComponent(".fixtures")
     }
-
-    static let sharedDirectory = packageRoot.appendingPathComponent("../shared/media").standardizedFileURL
 
     /// The path of a fixture; fails the test with the command to run when it is missing.
     static func path(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -28,10 +26,9 @@ enum Fixtures {
         return path
     }
 
+    /// A file of the real-media corpus; without the corpus the test (or test case) is skipped.
     static func shared(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let path = sharedDirectory.appendingPathComponent(name).path
-        try #require(FileManager.default.fileExists(atPath: path), "shared media \(path) is missing", sourceLocation: sourceLocation)
-        return path
+        try RealMediaCorpus.path(name, sourceLocation: sourceLocation)
     }
 
     /// The long file is made only on request; the memory test asks for it.

@@ -15,9 +15,8 @@ import Testing
     }
 
     @Test func eachBadInputHasItsOwnError() async throws {
-        let cases: [(MediaLocation, MediaError.Code)] = [
+        var cases: [(MediaLocation, MediaError.Code)] = [
             (.file(path: try Fixtures.path("empty.mp3")), .emptyFile),
-            (.file(path: try Fixtures.shared("emptyfile.mp3")), .emptyFile),
             (.file(path: try Fixtures.path("not-audio.mp3")), .notMediaFile),
             (.file(path: try Fixtures.path("silent-video.mp4")), .noAudioStream),
             (.file(path: Fixtures.directory.appendingPathComponent("no-such-book.m4b").path), .fileNotFound),
@@ -25,6 +24,7 @@ import Testing
             // Port 9 (discard) has no listener on 127.0.0.1: the connection is refused.
             (.url("http://127.0.0.1:9/book.m4b"), .network),
         ]
+        cases += RealMediaCorpus.paths(["emptyfile.mp3"]).map { (.file(path: $0), .emptyFile) }
         for (location, code) in cases {
             let error = await probeError(location)
             #expect(error?.code == code, "\(location): \(String(describing: error))")
@@ -68,11 +68,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: cut) }
         let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.path("book.mp3")))
         try whole.prefix(whole.count * 4 / 10).write(to: cut)
-        let truncated: [(String, String)] = [
+        var truncated: [(String, String)] = [
             (try Fixtures.path("truncated.m4b"), "holds only about 0:00:1"), (cut.path, "holds only about 0:00:1"),
-            (try Fixtures.shared("nero-chapters.m4b"), "holds none that can be read"),
-            (try Fixtures.shared("toc_many_children.mp3"), "holds only about 0:00:0"),
         ]
+        for (name, words) in [("nero-chapters.m4b", "holds none that can be read"), ("toc_many_children.mp3", "holds only about 0:00:0")] {
+            truncated += RealMediaCorpus.paths([name]).map { ($0, words) }
+        }
         for (path, words) in truncated {
             let error = await #expect(throws: MediaError.self) { try await MediaFile.probe(.file(path: path)) }
             #expect(error?.code == .truncated, "\(path): \(String(describing: error))")
@@ -80,7 +81,7 @@ import Testing
             #expect(error?.failureClass == .media)
         }
         let complete = try ["book.m4b", "book.mp3", "talk.mp4", "talk.mkv"].map { try Fixtures.path($0) }
-            + ["alac.m4a", "bad-xing.mp3", "ep7.m4b", "example.opus", "silence-1.wma", "silence-44-s.flac", "simple.mkv"].map { try Fixtures.shared($0) }
+            + RealMediaCorpus.paths(["alac.m4a", "bad-xing.mp3", "ep7.m4b", "example.opus", "silence-1.wma", "silence-44-s.flac", "simple.mkv"])
         for path in complete {
             await #expect(throws: Never.self, "\(path)") { _ = try await MediaFile.probe(.file(path: path)) }
         }

@@ -39,8 +39,6 @@ public final class BadInputCatalogue: @unchecked Sendable {
     private let directory: URL
     private let servers: [FaultServer]
 
-    public static var sharedMedia: URL { PackageRoot.url.deletingLastPathComponent().appendingPathComponent("shared/media") }
-
     /// `hangingURLs`: whether to include a server that accepts and never answers (the caller
     /// bounds it with a short source timeout).
     public init(hangingURLs: Bool = true) throws {
@@ -67,9 +65,9 @@ public final class BadInputCatalogue: @unchecked Sendable {
             ("simple.mkv", true, true, []),
             ("toc_many_children.mp3", false, true, ["ends early"]),
         ]
+        // The real-media corpus's broken files, where it is present (`RealMediaCorpus`).
         for file in shared {
-            let path = Self.sharedMedia.appendingPathComponent(file.name).path
-            if FileManager.default.fileExists(atPath: path) {
+            for path in RealMediaCorpus.paths([file.name]) {
                 add(.brokenFile, "shared \(file.name)", path, readable: file.readable, enqueueable: file.enqueueable, mentions: file.mentions)
             }
         }
