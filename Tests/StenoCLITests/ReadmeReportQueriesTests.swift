@@ -3,10 +3,15 @@ import StenoPostgres
 import StenoTestSupport
 import Testing
 
-/// The reporting queries the README shows, run against a library the test-data builder fills.
-/// With `STENO_README_REPORT_OUTPUT=FILE`, their `psql` output is written there for the README.
-@Suite("README reporting queries")
+/// The reporting queries `docs/operations.md` shows ("Reports with SQL"), run against a library
+/// the test-data builder fills. With `STENO_README_REPORT_OUTPUT=FILE`, they are written there
+/// with their `psql` output, in the page's format, to paste into it. (The type and the variable
+/// keep their names from when the queries were in the README.)
+@Suite("reporting queries of docs/operations.md")
 struct ReadmeReportQueriesTests {
+    /// The page that shows the queries.
+    static let page = "docs/operations.md"
+
     static let queries: [(title: String, sql: String)] = [
         ("Queue depth by job kind and state", """
             SELECT kind, state, jobs, ready, delayed, oldest_age_seconds
@@ -67,7 +72,15 @@ struct ReadmeReportQueriesTests {
         try await TestMediaBuilder.insert(.init("/srv/media/lectures/6.mp3", title: "Lecture 6: Heat", state: "queued", createdAgo: 30), into: client)
     }
 
-    @Test("each README query runs against the views and returns rows")
+    @Test("each query appears in docs/operations.md as written here: its title, then the SQL in a sql block")
+    func queriesAreDocumented() throws {
+        let text = try String(contentsOf: PackageRoot.url.appendingPathComponent(Self.page), encoding: .utf8)
+        for query in Self.queries {
+            #expect(text.contains("\(query.title):\n\n```sql\n\(query.sql)\n```\n"), "\(Self.page) does not show \"\(query.title)\" as this test runs it")
+        }
+    }
+
+    @Test("each documented query runs against the views and returns rows")
     func queries() async throws {
         try await TestDatabase.with { database in
             let client = database.client()

@@ -7,15 +7,19 @@ import StenoTranscription
 import StenoWorker
 import Testing
 
-/// The README's configuration tables state defaults; these are checked against the values the
-/// code really uses, so that a changed default cannot leave the documentation behind.
-@Suite("README defaults")
+/// The configuration tables of `docs/configuration.md` state defaults (the `steno-worker` table,
+/// the transcription backend table, and the sentence on how long `steno` waits for its database);
+/// these are checked against the values the code really uses, so that a changed default cannot
+/// leave the documentation behind. (The type keeps its name from when the tables were in the README.)
+@Suite("documented defaults (docs/configuration.md)")
 struct ReadmeDefaultsTests {
-    static let readme = (try? String(contentsOf: PackageRoot.url.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    /// Where the tables live.
+    static let page = "docs/configuration.md"
+    static let text = (try? String(contentsOf: PackageRoot.url.appendingPathComponent(page), encoding: .utf8)) ?? ""
 
-    /// The cells of the table row that names `variable` in backticks.
+    /// The cells of the first table row of the page that names `variable` in backticks.
     static func row(_ variable: String) -> [String] {
-        let line = readme.split(separator: "\n").first { $0.hasPrefix("|") && $0.contains("`\(variable)`") }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("|") && $0.contains("`\(variable)`") }
         return line.map { $0.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
     }
 
@@ -40,10 +44,10 @@ struct ReadmeDefaultsTests {
         ]
         for (variable, value) in expected {
             let cells = Self.row(variable)
-            #expect(cells.count > 3 && cells[3] == value, "README's \(variable) default: \(cells), the code's: \(value)")
+            #expect(cells.count > 3 && cells[3] == value, "\(Self.page)'s \(variable) default: \(cells), the code's: \(value)")
         }
         #expect(worker.extractionSlots == max(1, ProcessInfo.processInfo.activeProcessorCount))
-        #expect(Self.seconds(worker.heartbeatInterval * 4) == Self.seconds(worker.lease), "the README says a heartbeat every quarter of the lease")
+        #expect(Self.seconds(worker.heartbeatInterval * 4) == Self.seconds(worker.lease), "\(Self.page) says a heartbeat every quarter of the lease")
     }
 
     @Test("the backend table: every default is the code's")
@@ -63,14 +67,14 @@ struct ReadmeDefaultsTests {
         ]
         for (variable, value) in expected {
             let cells = Self.row(variable)
-            #expect(cells.count > 3 && cells[3] == value, "README's \(variable) default: \(cells), the code's: \(value)")
+            #expect(cells.count > 3 && cells[3] == value, "\(Self.page)'s \(variable) default: \(cells), the code's: \(value)")
         }
     }
 
-    @Test("the database wait: 60 s for the worker, 10 s for the CLI, as the README says")
+    @Test("the database wait: 60 s for the worker, 10 s for the CLI, as docs/configuration.md says")
     func databaseWait() {
         let cells = Self.row("STENO_DATABASE_WAIT_SECONDS")
         #expect(cells.count > 3 && cells[3] == Self.seconds(PostgresConfiguration.workerWait), "\(cells)")
-        #expect(Self.readme.contains("`steno` waits \(Self.seconds(PostgresConfiguration.cliWait)) s by default"))
+        #expect(Self.text.contains("`steno` waits \(Self.seconds(PostgresConfiguration.cliWait)) s by default"))
     }
 }
