@@ -1,5 +1,5 @@
 /// Every failure falls in exactly one class; the class decides what happens next.
-/// See DESIGN.md, "Failures".
+/// See docs/architecture.md, "Failures".
 public enum FailureClass: String, Sendable, CaseIterable, Codable {
     /// Connection refused or reset, DNS, timeouts, 408, 409, 429 rate limit, 5xx: retry.
     case transient

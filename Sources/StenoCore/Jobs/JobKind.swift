@@ -1,4 +1,4 @@
-/// The unit of work a job row stands for; see DESIGN.md, "Data and jobs".
+/// The unit of work a job row stands for; see docs/architecture.md, "Data and jobs".
 public enum JobKind: String, Sendable, CaseIterable, Codable {
     /// Probe the source: audio stream, duration, chapters.
     case media

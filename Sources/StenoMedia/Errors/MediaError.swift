@@ -69,7 +69,7 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// What the worker does next; see DESIGN.md, "Failures".
+    /// What the worker does next; see docs/architecture.md, "Failures".
     public var failureClass: FailureClass {
         switch code {
         case .network: .transient

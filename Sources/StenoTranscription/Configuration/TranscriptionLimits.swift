@@ -1,4 +1,4 @@
-/// Time limits of one attempt at a chunk (DESIGN.md, "Failures").
+/// Time limits of one attempt at a chunk (docs/architecture.md, "Failures").
 public struct TranscriptionLimits: Sendable, Equatable {
     /// To open a TCP (and TLS) connection.
     public var connect: Duration

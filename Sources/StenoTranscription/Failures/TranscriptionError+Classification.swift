@@ -3,7 +3,7 @@ import Foundation
 import StenoCore
 
 extension TranscriptionError {
-    /// The one failure class of a non-2xx answer (DESIGN.md, "Failures"), with the backend's own
+    /// The one failure class of a non-2xx answer (docs/architecture.md, "Failures"), with the backend's own
     /// message. `x-should-retry` overrides the status, as OpenAI's clients let it.
     static func classify(_ response: HTTPResponse, backend: String, redactor: SecretRedactor) -> TranscriptionError {
         let body = BackendErrorBody(response.body)
