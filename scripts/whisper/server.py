@@ -209,10 +209,10 @@ def speaches_segment(seg):
 
 
 class Transcriber:
-    def __init__(self, model_path, threads, beam_size, vad):
+    def __init__(self, model_path, threads, beam_size, vad, compute_type="int8"):
         from faster_whisper import WhisperModel  # imported here so --help works anywhere
 
-        self.model = WhisperModel(model_path, device="cpu", compute_type="int8",
+        self.model = WhisperModel(model_path, device="cpu", compute_type=compute_type,
                                   cpu_threads=threads)
         self.beam_size = beam_size
         self.vad = vad
@@ -632,6 +632,9 @@ def main():
     ap.add_argument("--max-upload-mb", type=float, default=25.0,
                     help="answer 413 above this request size in MiB (25, like OpenAI)")
     ap.add_argument("--beam-size", type=int, default=1)
+    ap.add_argument("--compute-type", default="int8",
+                    help="CTranslate2 compute type: int8 (the default), int8_float32, float32; "
+                         "the model's words vary a little with it, as with --threads")
     ap.add_argument("--vad", action="store_true",
                     help="run faster-whisper's Silero VAD before decoding (speaches does)")
     args = ap.parse_args()
@@ -650,7 +653,7 @@ def main():
 
     global TRANSCRIBER
     t0 = time.monotonic()
-    TRANSCRIBER = Transcriber(model_path, args.threads, args.beam_size, args.vad)
+    TRANSCRIBER = Transcriber(model_path, args.threads, args.beam_size, args.vad, args.compute_type)
     READY.set()
     sys.stderr.write("model %s loaded in %.1fs\n" % (model_path, time.monotonic() - t0))
     print("listening on http://%s:%d" % (host, port), flush=True)
