@@ -77,4 +77,30 @@ struct ReadmeDefaultsTests {
         #expect(cells.count > 3 && cells[3] == Self.seconds(PostgresConfiguration.workerWait), "\(cells)")
         #expect(Self.text.contains("`steno` waits \(Self.seconds(PostgresConfiguration.cliWait)) s by default"))
     }
+    /// Every long flag of every command, read from each executable's own description of itself
+    /// (`--experimental-dump-help`, argument-parser's JSON), so that a new flag cannot go
+    /// undocumented.
+    @Test("every flag of steno, steno-worker and steno-asr is in the page", arguments: ["steno", "steno-worker", "steno-asr"])
+    func everyFlagIsDocumented(_ product: String) async throws {
+        let result = try await ChildProcess.run(PackageRoot.product(product).path, ["--experimental-dump-help"], timeLimit: .seconds(30))
+        try #require(result.status == 0, "\(product) --experimental-dump-help: \(result.standardError)")
+        let dump = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        var flags: [(command: String, flag: String)] = []
+        func walk(_ command: [String: Any], _ path: String) {
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["shouldDisplay"] as? Bool ?? true {
+                for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
+                    if let flag = name["name"] as? String, flag != "help", flag != "version" { flags.append((path, flag)) }
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path + " " + (sub["commandName"] as? String ?? "?"))
+            }
+        }
+        walk(try #require(dump["command"] as? [String: Any]), product)
+        #expect(flags.count >= 5, "\(product): only \(flags.count) flags read")
+        for (command, flag) in flags {
+            let documented = Self.text.contains("`--\(flag)")
+            #expect(documented, "\(command) --\(flag) is not in \(Self.page)")
+        }
+    }
 }
