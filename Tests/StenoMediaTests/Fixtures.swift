@@ -28,7 +28,14 @@ enum Fixtures {
 
     /// A file of the real-media corpus; without the corpus the test (or test case) is skipped.
     static func shared(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try RealMediaCorpus.path(name, sourceLocation: sourceLocation)
+        guard let corpus = RealMediaCorpus.directory else {
+            try Test.cancel(Comment(rawValue: RealMediaCorpus.absentNotice), sourceLocation: sourceLocation)
+        }
+        let path = corpus.appendingPathComponent(name).path
+        try #require(
+            FileManager.default.fileExists(atPath: path),
+            "\(name) is missing from the real-media corpus \(corpus.path) (\(RealMediaCorpus.variable))", sourceLocation: sourceLocation)
+        return path
     }
 
     /// The long file is made only on request; the memory test asks for it.

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 
 /// The optional corpus of real-world media (files from the wild with their quirks: Nero and ID3
 /// chapters, bad Xing headers, ALAC, WMA, Opus, Matroska). A clone from a git host has none, so
-/// the tests that read it are cancelled, which Swift Testing reports as skipped with the notice
-/// below, and every other test gets its media from `scripts/make-fixtures`.
+/// the tests that read it are cancelled (`Fixtures.shared` in StenoMediaTests), which Swift
+/// Testing reports as skipped with the notice below, and every other test gets its media from
+/// `scripts/make-fixtures`. This module does not import Testing: it is a library target, which
+/// `swift build` builds without the test search paths.
 ///
 /// `STENO_REAL_MEDIA_DIR` names the corpus; without it, `../shared/media` beside the package is
 /// used when it exists. A variable that names a missing folder is a mistake, not an absence: the
@@ -26,19 +27,6 @@ public enum RealMediaCorpus {
 
     public static let absentNotice =
         "the real-media corpus is absent: set \(variable) to its folder (../shared/media is used when it exists)"
-
-    /// The path of a corpus file. Without a corpus the calling test (or test case) is cancelled
-    /// with the notice; with one, a missing file fails the test.
-    public static func path(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        guard let directory else {
-            try Test.cancel(Comment(rawValue: absentNotice), sourceLocation: sourceLocation)
-        }
-        let path = directory.appendingPathComponent(name).path
-        try #require(
-            FileManager.default.fileExists(atPath: path),
-            "\(name) is missing from the real-media corpus \(directory.path) (\(variable))", sourceLocation: sourceLocation)
-        return path
-    }
 
     /// The paths of corpus files that exist; none without a corpus. For lists that test every
     /// file they are given and take the corpus's files as extras.
