@@ -22,6 +22,24 @@ struct PostgresSessionLossTests {
         }
     }
 
+    /// The backend sends its FATAL goodbye, leaves `pg_stat_activity`, and only then exits and
+    /// closes the socket. A call made in between must see the goodbye; one pass rarely lands in
+    /// that window, thirty under load do (CI once failed on it).
+    @Test("a session whose server said goodbye is replaced even while its socket is still open")
+    func goodbyeBeforeTheSocketCloses() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 1)
+            let admin = database.client(maxConnections: 1)
+            for _ in 0..<30 {
+                let before = try await backend(of: client)
+                try await admin.terminateBackend(before)
+                #expect(try await backend(of: client) != before)
+            }
+            await client.shutdown()
+            await admin.shutdown()
+        }
+    }
+
     @Test("a session ended inside a transaction fails the transaction's next statement")
     func transactionNotContinuedElsewhere() async throws {
         try await TestDatabase.with { database in

@@ -20,6 +20,12 @@ final class LibPQConnectionHandle {
     /// The calling task's signal for the call in progress: cancelling it cancels the statement
     /// on the server. Set by the connection around each call.
     var cancellation: CancellationSignal?
+    /// The server sent a FATAL (or PANIC) message outside any statement: its goodbye before it
+    /// closes the session. The socket may still be open for a moment after that message, so
+    /// the goodbye, not the socket, decides whether the session is over.
+    private(set) var serverEndedSession = false
+    /// libpq's receiver before ours: notices other than a goodbye still go where they went.
+    private var previousNoticeReceiver: PQnoticeReceiver?
 
     /// Checks that libpq can parse a URL or keyword string, without connecting: a malformed one
     /// is a configuration error to report at once, not an unreachable server to wait for.
@@ -54,13 +60,32 @@ final class LibPQConnectionHandle {
         }
         self.pointer = connection
         self.canceller = LibPQCancelHandle(connection: connection)
+        // Unretained: the receiver is called only from this handle's own libpq calls, and the
+        // connection is finished in this handle's `deinit`.
+        previousNoticeReceiver = PQsetNoticeReceiver(
+            connection,
+            { argument, result in
+                guard let argument, let result else { return }
+                let handle = Unmanaged<LibPQConnectionHandle>.fromOpaque(argument).takeUnretainedValue()
+                handle.receiveNotice(result)
+            },
+            Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func receiveNotice(_ result: OpaquePointer) {
+        let severity = PQresultErrorField(result, steno_pg_diag_severity).map { String(cString: $0) }
+        if severity == "FATAL" || severity == "PANIC" {
+            serverEndedSession = true
+        }
+        // The default receiver ignores its argument and hands the text to the notice processor.
+        previousNoticeReceiver?(nil, result)
     }
 
     deinit {
         PQfinish(pointer)
     }
 
-    var isConnected: Bool { PQstatus(pointer) == CONNECTION_OK }
+    var isConnected: Bool { PQstatus(pointer) == CONNECTION_OK && !serverEndedSession }
 
     /// Whether a session between statements is still open, found without a round trip. A server
     /// that restarted, failed over or ended the session (`pg_terminate_backend`, an idle timeout)
@@ -71,11 +96,15 @@ final class LibPQConnectionHandle {
         guard isConnected else { return false }
         guard PQtransactionStatus(pointer) == PQTRANS_IDLE else { return true }
         // A few reads at most: the server's last message, then the end of the stream. What a
-        // live session has pending (notifications) stays in libpq's buffer for its reader.
-        // A closed socket polls as readable (or hung up), and reading it makes PQconsumeInput fail.
+        // live session has pending (notifications) stays in libpq's buffers for its reader.
+        // A closed socket polls as readable (or hung up), and reading it makes PQconsumeInput
+        // fail. A goodbye read before the socket closed is parsed (`PQisBusy`) so that its
+        // FATAL reaches the notice receiver: the session is over even while the socket is open.
         for _ in 0..<4 {
             guard pollInput(timeoutMilliseconds: 0) > 0 else { return true }
-            guard PQconsumeInput(pointer) == 1, isConnected else { return false }
+            guard PQconsumeInput(pointer) == 1 else { return false }
+            _ = PQisBusy(pointer)
+            guard isConnected else { return false }
         }
         return isConnected
     }
