@@ -75,7 +75,10 @@ final class LibPQConnectionHandle {
     private func receiveNotice(_ result: OpaquePointer) {
         let severity = PQresultErrorField(result, steno_pg_diag_severity).map { String(cString: $0) }
         if severity == "FATAL" || severity == "PANIC" {
+            // Handled: the next call opens a new session. Not printed to standard error, where
+            // a worker's structured log would get a bare line.
             serverEndedSession = true
+            return
         }
         // The default receiver ignores its argument and hands the text to the notice processor.
         previousNoticeReceiver?(nil, result)
