@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StenoMedia", targets: ["StenoMedia"]),
         .library(name: "StenoTranscription", targets: ["StenoTranscription"]),
         .library(name: "StenoWorker", targets: ["StenoWorker"]),
+        .library(name: "StenoVoice", targets: ["StenoVoice"]),
         .executable(name: "steno-worker", targets: ["steno-worker"]),
     ],
     dependencies: [
@@ -74,6 +75,15 @@ let package = Package(
             dependencies: ["CPocketSphinx", "StenoCore", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Speech detection: Silero VAD's forward pass in plain Swift, weights read from the ONNX
+        // file faster-whisper's wheel ships. Optimised even in debug builds: unoptimised, the
+        // forward pass runs near real time, and every test that plans a chapter would wait on it.
+        .target(
+            name: "StenoVoice",
+            dependencies: ["StenoCore"],
+            swiftSettings: [.unsafeFlags(["-O"])]
+        ),
+
         // steno-asr: the local OpenAI-compatible transcription server.
         .target(
             name: "StenoASR",
@@ -115,6 +125,7 @@ let package = Package(
                 "StenoStore",
                 "StenoMedia",
                 "StenoTranscription",
+                "StenoVoice",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -155,6 +166,7 @@ let package = Package(
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport"]),
+        .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoTranscriptionTests",

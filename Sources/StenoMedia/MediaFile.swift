@@ -90,20 +90,34 @@ public final class MediaFile: @unchecked Sendable {
     /// The loudness of `range`, one RMS value per `window` (50 ms by default): what the chunk
     /// planner reads to find pauses.
     public func energyProfile(_ range: Range<MediaTime>, window: MediaTime = MediaTime(milliseconds: 50)) async throws(MediaError) -> EnergyProfile {
-        let windowSamples = window.sampleIndex(rate: MediaReader.outputRate)
-        guard windowSamples > 0 else {
+        let windowSamples = try Self.energyWindowSamples(window)
+        return try await analyze(range) { start, samples in
+            EnergyProfileBuilder(start: start, sampleRate: MediaReader.outputRate, windowSamples: windowSamples, expectedSamples: samples)
+        }
+    }
+
+    /// Decodes `range` once and runs the analysis `make` builds for it (given the range's first
+    /// sample time and its expected sample count) over every block, on the media's queue.
+    public func analyze<Analysis: AudioAnalysis>(
+        _ range: Range<MediaTime>, _ make: @escaping @Sendable (_ start: MediaTime, _ expectedSamples: Int64) -> Analysis
+    ) async throws(MediaError) -> Analysis.Output {
+        try await run { reader, cancelled throws(MediaError) in
+            let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
+            var analysis = make(rangeStart, Self.sampleCount(of: range))
+            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+                analysis.append(block)
+            }
+            return analysis.finish()
+        }
+    }
+
+    /// The samples in one energy window of `window`; at least one.
+    public static func energyWindowSamples(_ window: MediaTime = MediaTime(milliseconds: 50)) throws(MediaError) -> Int {
+        let samples = window.sampleIndex(rate: MediaReader.outputRate)
+        guard samples > 0 else {
             throw MediaError(.invalidRange, "an energy window must hold at least one 16 kHz sample")
         }
-        return try await run { reader, cancelled throws(MediaError) in
-            let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
-            let samples = Self.sampleCount(of: range)
-            var builder = EnergyProfileBuilder(
-                start: rangeStart, sampleRate: MediaReader.outputRate, windowSamples: Int(windowSamples), expectedSamples: samples)
-            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
-                builder.append(block)
-            }
-            return builder.finish()
-        }
+        return Int(samples)
     }
 
     /// Decodes and encodes `range` into memory. Throws `encodedTooLarge` (with the sizes) when
