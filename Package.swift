@@ -141,6 +141,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoStore",
                 "StenoTranscription",
+                "StenoVoice",
                 "StenoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -181,7 +182,8 @@ let package = Package(
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [
-                "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoCore", "StenoTestSupport",
+                "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoVoice", "StenoCore",
+                "StenoTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

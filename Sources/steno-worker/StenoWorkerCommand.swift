@@ -6,6 +6,7 @@ import StenoCore
 import StenoMedia
 import StenoPostgres
 import StenoTranscription
+import StenoVoice
 import StenoWorker
 
 /// `steno-worker`: claims jobs from PostgreSQL and transcribes until SIGTERM or SIGINT.
@@ -59,6 +60,12 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds an http(s) source may take to connect or to send more data (STENO_SOURCE_TIMEOUT_SECONDS, default 30).")
     var sourceTimeout: Double?
 
+    @Option(
+        help: """
+            The speech-detection model, Silero VAD v6 as faster-whisper ships it (STENO_VAD_MODEL); default:             ./.steno/models/, share/steno/ beside the executable's folder, /usr/local/share/steno/, /usr/share/steno/.             scripts/vad-model fetches it.
+            """)
+    var vadModel: String?
+
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
@@ -96,6 +103,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     }
 
     private func makeRuntime(environment: [String: String], logger: Logger) throws -> WorkerRuntime {
+        // First: a worker that cannot tell speech from music would upload and pay for all of it.
+        let voice = try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"]))
         var settings = WorkerConfiguration()
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
         if let value = try checked(concurrency, "--concurrency", 1...1024) ?? integer(environment, "STENO_WORKER_CONCURRENCY", in: 1...1024) {
@@ -143,7 +152,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, gate: gate, logger: logger)
         return try WorkerRuntime(
-            configuration: settings, database: database, client: client, transcription: transcription, metrics: metrics, logger: logger)
+            configuration: settings, database: database, client: client, transcription: transcription, voice: voice, metrics: metrics,
+            logger: logger)
     }
 
     private func checked<Value: Comparable>(_ value: Value?, _ flag: String, _ range: ClosedRange<Value>) throws -> Value? {

@@ -5,6 +5,7 @@ import StenoCore
 import StenoPostgres
 import StenoTestSupport
 import StenoTranscription
+import StenoVoice
 import StenoWorker
 
 /// A worker runtime in-process against a test database and a backend, shut down gracefully
@@ -38,8 +39,8 @@ struct RunningWorker {
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
         let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, gate: gate, logger: logger), fallback: nil)
         let runtime = try WorkerRuntime(
-            configuration: settings, database: database.configuration, client: client, transcription: transcription, metrics: metrics,
-            logger: logger)
+            configuration: settings, database: database.configuration, client: client, transcription: transcription,
+            voice: try SileroModel(contentsOf: VoiceModelFile.path), metrics: metrics, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))

@@ -80,6 +80,27 @@ struct WorkerStartupTests {
         }
     }
 
+    @Test("a worker without its speech-detection model, or with a file that is not it, exits 1 naming the file and how to fetch it")
+    func refusesAMissingOrForeignModel() async throws {
+        let foreign = FileManager.default.temporaryDirectory.appendingPathComponent("steno-not-a-model-\(UUID().uuidString).onnx")
+        try Data("not a model".utf8).write(to: foreign)
+        defer { try? FileManager.default.removeItem(at: foreign) }
+        for (path, code) in [("/nonexistent/silero_vad_v6.onnx", "missing_model"), (foreign.path, "malformed_model")] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["STENO_VAD_MODEL"] = path
+            let result = try await ChildProcess.run(PackageRoot.product("steno-worker").path, [], environment: environment, timeLimit: .seconds(30))
+            #expect(result.status == 1, "\(path): \(result.standardError)")
+            // The log is JSON lines when standard error is not a terminal.
+            let errors = result.standardError.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["error"] as? String
+            }
+            let error = try #require(errors.first, "\(result.standardError)")
+            #expect(error.contains(path))
+            #expect(error.contains(code))
+            #expect(error.contains("scripts/vad-model"))
+        }
+    }
+
     @Test("a malformed database URL's password never appears in the error")
     func malformedURLIsRedacted() async throws {
         let password = TestSecret.make("pw")

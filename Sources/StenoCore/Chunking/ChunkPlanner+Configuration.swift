@@ -16,6 +16,14 @@ extension ChunkPlanner {
         public var overlap: MediaTime
         /// The stretch whose mean energy ranks a candidate cut: a pause must last about this long.
         public var quietStretch: MediaTime
+        /// Non-speech longer than this (music, silence, noise, as the speech detector judges
+        /// it) is not uploaded: it becomes a chunk of its own that is never sent.
+        public var longestUploadedPause: Double
+        /// Audio kept around detected speech when uploading, so that the backend hears the
+        /// first and last sounds of each stretch whole.
+        public var uploadPadding: Double
+        /// How the speech detector's probabilities become speech regions.
+        public var voiceThresholds: VoiceActivity.Thresholds
 
         public init(
             targetDuration: MediaTime = MediaTime(seconds: 180),
@@ -24,8 +32,14 @@ extension ChunkPlanner {
             estimatedBytesPerSecond: Int = 24_000,
             searchWindow: MediaTime = MediaTime(seconds: 20),
             overlap: MediaTime = MediaTime(milliseconds: 1500),
-            quietStretch: MediaTime = MediaTime(milliseconds: 300)
+            quietStretch: MediaTime = MediaTime(milliseconds: 300),
+            longestUploadedPause: Double = 3,
+            uploadPadding: Double = 0.3,
+            voiceThresholds: VoiceActivity.Thresholds = VoiceActivity.Thresholds()
         ) {
+            self.longestUploadedPause = longestUploadedPause
+            self.uploadPadding = uploadPadding
+            self.voiceThresholds = voiceThresholds
             self.targetDuration = targetDuration
             self.maxDuration = maxDuration
             self.maxUploadBytes = maxUploadBytes

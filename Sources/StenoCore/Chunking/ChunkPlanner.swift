@@ -30,11 +30,76 @@ public struct ChunkPlanner: Sendable {
         self.longestCutRange = longest
     }
 
-    /// Plans the chunks of `range` (a chapter), reading pauses from `energy`.
-    public func plan(_ range: Range<MediaTime>, energy: EnergyProfile) -> [PlannedChunk] {
+    /// Plans the chunks of `range` (a chapter), reading pauses from `energy` and, when given,
+    /// speech from `voice`.
+    ///
+    /// With `voice`, only speech is uploaded: each stretch of detected speech, padded by
+    /// `uploadPadding` and joined to the next across pauses up to `longestUploadedPause`, is
+    /// tiled with chunks cut in the pauses the detector found; the non-speech between those
+    /// stretches becomes chunks that are never sent (`uploaded == false`). Each chunk's
+    /// `speech` is the detected speech, so words placed without times land on the voice and
+    /// not on music or noise. Without `voice`, the whole range is tiled and speech is read
+    /// from loudness.
+    public func plan(_ range: Range<MediaTime>, energy: EnergyProfile, voice: VoiceActivity? = nil) -> [PlannedChunk] {
+        let loudness = SpeechRegions(energy)
+        guard let voice else {
+            return tile(range, energy: energy, pauseLevel: loudness.pauseLevel, speech: loudness.regions, pauses: nil)
+        }
+        let speech = SpeechRegions.clip(voice.speech(configuration.voiceThresholds), to: range.lowerBound.seconds...range.upperBound.seconds)
+        var pieces: [PlannedChunk] = []
+        var position = range.lowerBound
+        func skip(to end: MediaTime) {
+            guard end > position else { return }
+            pieces.append(PlannedChunk(index: 0, cutStart: position, cutEnd: end, start: position, end: end, uploaded: false))
+            position = end
+        }
+        for span in uploadSpans(speech, within: range) {
+            skip(to: span.lowerBound)
+            let inside = SpeechRegions.clip(speech, to: span.lowerBound.seconds...span.upperBound.seconds)
+            let pauses = zip(inside, inside.dropFirst()).map { $0.upperBound...$1.lowerBound }
+            pieces += tile(span, energy: energy, pauseLevel: loudness.pauseLevel, speech: speech, pauses: pauses)
+            position = span.upperBound
+        }
+        skip(to: range.upperBound)
+        return pieces.enumerated().map { index, piece in
+            var piece = piece
+            piece.index = index
+            return piece
+        }
+    }
+
+    /// The stretches to upload: speech padded, joined across short pauses, and reaching the
+    /// chapter's edge when the non-speech before or after it is short too. On 16 kHz samples.
+    func uploadSpans(_ speech: [ClosedRange<Double>], within range: Range<MediaTime>) -> [Range<MediaTime>] {
+        let lowest = range.lowerBound.seconds
+        let highest = range.upperBound.seconds
+        var spans: [ClosedRange<Double>] = []
+        for region in speech {
+            let lower = max(region.lowerBound - configuration.uploadPadding, lowest)
+            let upper = min(region.upperBound + configuration.uploadPadding, highest)
+            if let last = spans.last, lower - last.upperBound <= configuration.longestUploadedPause {
+                spans[spans.count - 1] = last.lowerBound...max(last.upperBound, upper)
+            } else {
+                spans.append(lower...upper)
+            }
+        }
+        func time(_ seconds: Double) -> MediaTime {
+            MediaTime.min(MediaTime.max(MediaTime(samples: Int64((seconds * 16_000).rounded()), rate: 16_000), range.lowerBound), range.upperBound)
+        }
+        return spans.enumerated().compactMap { index, span in
+            let lower = index == 0 && span.lowerBound - lowest <= configuration.longestUploadedPause ? range.lowerBound : time(span.lowerBound)
+            let upper = index == spans.count - 1 && highest - span.upperBound <= configuration.longestUploadedPause ? range.upperBound : time(span.upperBound)
+            return lower < upper ? lower..<upper : nil
+        }
+    }
+
+    /// Chunks tiling `range`, cut near every target length: in the longest of `pauses` (the
+    /// speech detector's) within the search window, else in the quietest stretch by loudness.
+    private func tile(
+        _ range: Range<MediaTime>, energy: EnergyProfile, pauseLevel: Float, speech: [ClosedRange<Double>], pauses: [ClosedRange<Double>]?
+    ) -> [PlannedChunk] {
         let target = MediaTime.min(configuration.targetDuration, longestCutRange)
         let search = MediaTime.min(configuration.searchWindow, target * (1, 2))
-        let speech = SpeechRegions(energy)
         let loudness = Loudness(energy, quietStretch: configuration.quietStretch)
         var cuts = [range.lowerBound]
         var clear = [true]
@@ -44,7 +109,9 @@ public struct ChunkPlanner: Sendable {
             let earliest = MediaTime.max(ideal - search, position + MediaTime.min(target * (1, 2), MediaTime(seconds: 1)))
             // Leave the last chunk at least the search window, so that no sliver of audio is sent alone.
             let latest = MediaTime.min(MediaTime.min(ideal + search, position + longestCutRange), range.upperBound - search)
-            let pause = quietestPoint(in: earliest..<MediaTime.max(earliest, latest), near: ideal, loudness: loudness, pauseLevel: speech.pauseLevel)
+            let window = earliest..<MediaTime.max(earliest, latest)
+            let pause = pauses.flatMap { longestPause(in: window, near: ideal, pauses: $0) }
+                ?? quietestPoint(in: window, near: ideal, loudness: loudness, pauseLevel: pauseLevel)
             let cut = pause?.time ?? MediaTime.min(ideal, position + longestCutRange)
             cuts.append(cut)
             clear.append(pause?.clear ?? false)
@@ -55,9 +122,24 @@ public struct ChunkPlanner: Sendable {
         return chunks(between: cuts, clear: clear, within: range, speech: speech)
     }
 
+    /// The middle of the longest detected pause whose middle lies in `bounds` (ties to the one
+    /// nearest `ideal`); `clear`, needing no overlap, when it lasts at least `quietStretch`.
+    private func longestPause(in bounds: Range<MediaTime>, near ideal: MediaTime, pauses: [ClosedRange<Double>]) -> (time: MediaTime, clear: Bool)? {
+        let candidates = pauses.compactMap { pause -> (time: MediaTime, length: Double)? in
+            let middle = MediaTime(samples: Int64(((pause.lowerBound + pause.upperBound) * 8_000).rounded()), rate: 16_000)
+            return bounds.contains(middle) ? (middle, pause.upperBound - pause.lowerBound) : nil
+        }
+        let best = candidates.min { left, right in
+            left.length != right.length ? left.length > right.length
+                : abs((left.time - ideal).seconds) < abs((right.time - ideal).seconds)
+        }
+        return best.map { ($0.time, $0.length >= configuration.quietStretch.seconds) }
+    }
+
     /// Splits a chunk whose encoding came out over the upload limit into `parts` chunks, cut at
     /// pauses near equal shares, keeping its outer edges.
-    public func split(_ chunk: PlannedChunk, into parts: Int = 2, energy: EnergyProfile) -> [PlannedChunk] {
+    /// With `voice`, each piece's speech is the detected speech.
+    public func split(_ chunk: PlannedChunk, into parts: Int = 2, energy: EnergyProfile, voice: VoiceActivity? = nil) -> [PlannedChunk] {
         precondition(parts >= 2, "a split makes at least two chunks")
         let share = (chunk.cutEnd - chunk.cutStart) * (1, Int64(parts))
         let search = MediaTime.min(configuration.searchWindow, share * (1, 4))
@@ -74,7 +156,8 @@ public struct ChunkPlanner: Sendable {
         cuts.append(chunk.cutEnd)
         clear.append(true)
         let outer = chunk.start..<chunk.end
-        return chunks(between: cuts, clear: clear, within: outer, speech: speech).enumerated().map { offset, piece in
+        let regions = voice.map { $0.speech(configuration.voiceThresholds) } ?? speech.regions
+        return chunks(between: cuts, clear: clear, within: outer, speech: regions).enumerated().map { offset, piece in
             var piece = piece
             piece.index = chunk.index + offset
             return piece
@@ -83,14 +166,14 @@ public struct ChunkPlanner: Sendable {
 
     /// The chunks between `cuts`; `clear[i]` tells whether cut `i` lies in a clear pause and so
     /// needs no overlap. The outer edges of `range` are never widened.
-    private func chunks(between cuts: [MediaTime], clear: [Bool], within range: Range<MediaTime>, speech: SpeechRegions) -> [PlannedChunk] {
+    private func chunks(between cuts: [MediaTime], clear: [Bool], within range: Range<MediaTime>, speech: [ClosedRange<Double>]) -> [PlannedChunk] {
         let halfOverlap = configuration.overlap * (1, 2)
         return zip(cuts, cuts.dropFirst()).enumerated().map { index, bounds in
             let start = index == 0 ? range.lowerBound : clear[index] ? bounds.0 : MediaTime.max(range.lowerBound, bounds.0 - halfOverlap)
             let end = index == cuts.count - 2 ? range.upperBound : clear[index + 1] ? bounds.1 : MediaTime.min(range.upperBound, bounds.1 + halfOverlap)
             return PlannedChunk(
                 index: index, cutStart: bounds.0, cutEnd: bounds.1, start: start, end: end,
-                speech: speech.within(start.seconds...end.seconds))
+                speech: SpeechRegions.clip(speech, to: start.seconds...end.seconds))
         }
     }
 

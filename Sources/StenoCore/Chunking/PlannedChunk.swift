@@ -14,9 +14,17 @@ public struct PlannedChunk: Sendable, Hashable, Codable {
     /// Where `start..<end` holds speech (seconds on the media's clock): where the words of a
     /// backend that answers without times are laid.
     public var speech: [ClosedRange<Double>]
+    /// Whether the audio is sent to the backend. A stretch where the speech detector heard no
+    /// voice for longer than a few seconds (music, silence, noise) is kept in the plan with its
+    /// times, so that the chunks still tile the chapter, and is never uploaded or paid for.
+    public var uploaded: Bool
 
-    public init(index: Int, cutStart: MediaTime, cutEnd: MediaTime, start: MediaTime, end: MediaTime, speech: [ClosedRange<Double>] = []) {
+    public init(
+        index: Int, cutStart: MediaTime, cutEnd: MediaTime, start: MediaTime, end: MediaTime,
+        speech: [ClosedRange<Double>] = [], uploaded: Bool = true
+    ) {
         self.speech = speech
+        self.uploaded = uploaded
         self.index = index
         self.cutStart = cutStart
         self.cutEnd = cutEnd
@@ -25,4 +33,9 @@ public struct PlannedChunk: Sendable, Hashable, Codable {
     }
 
     public var duration: MediaTime { end - start }
+
+    /// Seconds of speech in the chunk's audio.
+    public var speechSeconds: Double {
+        speech.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+    }
 }

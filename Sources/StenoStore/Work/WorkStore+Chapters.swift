@@ -47,9 +47,17 @@ extension WorkStore {
         try await client.withTransaction { connection in
             try await connection.query(
                 """
-                INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech)
-                SELECT \(chapter.mediaID), \(chapter.id), index, start_seconds, end_seconds, speech::jsonb
-                FROM unnest(\(chunks.map(\.index))::integer[], \(chunks.map(\.start.seconds))::float8[], \(chunks.map(\.end.seconds))::float8[], \(chunks.map { try Self.json($0.speech) })::text[]) AS i(index, start_seconds, end_seconds, speech)
+                INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech, speech_seconds, uploaded,
+                                    state, text, segments, words, finished_at)
+                SELECT \(chapter.mediaID), \(chapter.id), index, start_seconds, end_seconds, speech::jsonb, speech_seconds, uploaded,
+                       CASE WHEN uploaded THEN 'queued' ELSE 'succeeded' END,
+                       CASE WHEN uploaded THEN NULL ELSE '' END,
+                       CASE WHEN uploaded THEN NULL ELSE '[]'::jsonb END,
+                       CASE WHEN uploaded THEN NULL ELSE '[]'::jsonb END,
+                       CASE WHEN uploaded THEN NULL ELSE now() END
+                FROM unnest(\(chunks.map(\.index))::integer[], \(chunks.map(\.start.seconds))::float8[], \(chunks.map(\.end.seconds))::float8[],
+                            \(chunks.map { try Self.json($0.speech) })::text[], \(chunks.map(\.speechSeconds))::float8[], \(chunks.map(\.uploaded))::boolean[])
+                     AS i(index, start_seconds, end_seconds, speech, speech_seconds, uploaded)
                 ON CONFLICT (chapter_id, index) DO NOTHING
                 """)
             try await insertChunkJobs(chapterID: chapter.id, priority: chapter.mediaPriority, on: connection)
@@ -58,6 +66,8 @@ extension WorkStore {
                 UPDATE chapters SET state = 'transcribing', updated_at = now()
                 WHERE id = \(chapter.id) AND state IN ('queued', 'planning')
                 """)
+            // A chapter with no speech at all has nothing to send: it goes straight to its merge.
+            _ = try await enqueueMergeIfDone(chapterID: chapter.id, mediaID: chapter.mediaID, priority: chapter.mediaPriority, on: connection)
             try await complete(lease, on: connection)
         }
     }

@@ -10,8 +10,7 @@ import Foundation
 /// down to one 128-vector, one LSTM step (128 units) whose state carries to the next window,
 /// then ReLU, a 1×1 convolution and a sigmoid: the probability that the window holds speech.
 public struct SileroModel: Sendable {
-    /// Where the model is looked for when no path is configured, in order: installed beside the
-    /// executables (`bin/../share/steno`), then the system's share directories.
+    /// The model's file name wherever it is installed.
     public static let fileName = "silero_vad_v6.onnx"
 
     /// STFT basis, [258][256]: 129 real rows, then 129 imaginary ones.
@@ -59,7 +58,9 @@ public struct SileroModel: Sendable {
         do throws(VoiceModelError) {
             try self.init(modelBytes: [UInt8](data))
         } catch {
-            throw VoiceModelError(error.code, error.message, path: path)
+            throw VoiceModelError(
+                error.code, "not Silero VAD v6 as faster-whisper ships it (\(error.message)); run scripts/vad-model to fetch that file",
+                path: path)
         }
     }
 
@@ -90,16 +91,28 @@ public struct SileroModel: Sendable {
         outputBias = try tensors.tensor("decoder.conv1d.bias", dims: [1])[0]
     }
 
-    /// The first of `candidates` that exists: a configured path alone when one is given,
-    /// else the places the model is installed.
-    public static func locate(configured: String?, executable: String = CommandLine.arguments.first ?? "") -> String {
+    /// Where the model is: `configured` (`--vad-model`, `STENO_VAD_MODEL`) when given; else the
+    /// first that exists of `./.steno/models/` (where `scripts/vad-model` puts it in a checkout),
+    /// `share/steno/` beside the executable's directory (how the container installs it),
+    /// `/usr/local/share/steno/` and `/usr/share/steno/`. When none exists, the first, so that the
+    /// error names a place to put it.
+    public static func locate(configured: String?, executable: URL = executableURL()) -> String {
         if let configured, !configured.isEmpty { return configured }
-        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [
-            binary.appendingPathComponent("../share/steno/\(fileName)").standardizedFileURL.path,
+            FileManager.default.currentDirectoryPath + "/.steno/models/\(fileName)",
+            executable.deletingLastPathComponent().deletingLastPathComponent().path + "/share/steno/\(fileName)",
             "/usr/local/share/steno/\(fileName)",
             "/usr/share/steno/\(fileName)",
         ]
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+
+    /// The running executable's real path (`/proc/self/exe`: a program started through `PATH`
+    /// has only its bare name in `argv[0]`).
+    public static func executableURL() -> URL {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
     }
 }

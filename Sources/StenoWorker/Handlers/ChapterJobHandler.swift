@@ -2,18 +2,24 @@ import Logging
 import StenoCore
 import StenoStore
 import StenoMedia
+import StenoVoice
 
-/// The chapter job: reads the chapter's loudness, plans chunks cut in its pauses, and stores
-/// the chunks with one chunk job each.
+/// The chapter job: reads the chapter's loudness and where it holds speech (Silero VAD) in one
+/// decode, plans chunks of the speech cut in its pauses, and stores them: one chunk job for each
+/// chunk to upload, and the non-speech between them as chunks that are never sent.
 public struct ChapterJobHandler: JobHandler {
     let store: WorkStore
     let extraction: ExtractionLimiter
     let planner: ChunkPlanner
-
+    let voice: SileroModel
     let sourceTimeout: Duration
 
-    public init(store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, sourceTimeout: Duration = MediaFile.defaultSourceTimeout) {
+    public init(
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel,
+        sourceTimeout: Duration = MediaFile.defaultSourceTimeout
+    ) {
         self.sourceTimeout = sourceTimeout
+        self.voice = voice
         self.store = store
         self.extraction = extraction
         self.planner = planner
@@ -26,11 +32,30 @@ public struct ChapterJobHandler: JobHandler {
         try await store.markPlanning(chapterID)
         let range = MediaTime(storedSeconds: chapter.start)..<MediaTime(storedSeconds: chapter.end)
         let file = MediaFile(MediaLocation(chapter.source), sourceTimeout: sourceTimeout, logger: context.logger)
-        let energy = try await extraction.run { try await file.energyProfile(range) }
+        let (energy, speech) = try await extraction.run { try await file.speechAnalysis(range, voice: voice) }
         try context.checkCancellation()
-        let chunks = planner.plan(range, energy: energy)
+        let chunks = planner.plan(range, energy: energy, voice: speech)
         try await store.storePlan(context.lease, chapter: chapter, chunks: chunks)
-        context.logger.info("planned chapter", metadata: ["chapter.index": "\(chapter.index)", "chunks": "\(chunks.count)"])
+        let uploaded = chunks.filter(\.uploaded)
+        context.logger.info("planned chapter", metadata: [
+            "chapter.index": "\(chapter.index)", "chunks": "\(uploaded.count)", "chunks.not_uploaded": "\(chunks.count - uploaded.count)",
+            "speech_seconds": "\(Self.rounded(chunks.reduce(0) { $0 + $1.speechSeconds }))",
+            "upload_seconds": "\(Self.rounded(uploaded.reduce(0) { $0 + $1.duration.seconds }))",
+        ])
         return .completed
+    }
+
+    private static func rounded(_ seconds: Double) -> Double { (seconds * 10).rounded() / 10 }
+}
+
+extension MediaFile {
+    /// The loudness of `range` and the speech detector's verdict on it, from one decode.
+    func speechAnalysis(_ range: Range<MediaTime>, voice: SileroModel) async throws(MediaError) -> (EnergyProfile, VoiceActivity) {
+        let windowSamples = try Self.energyWindowSamples()
+        return try await analyze(range) { start, samples in
+            AudioAnalysisPair(
+                EnergyProfileBuilder(start: start, sampleRate: VoiceActivity.sampleRate, windowSamples: windowSamples, expectedSamples: samples),
+                SileroDetector(model: voice, start: start, expectedSamples: samples))
+        }
     }
 }

@@ -5,6 +5,7 @@ import StenoMedia
 import StenoPostgres
 import StenoStore
 import StenoTranscription
+import StenoVoice
 
 /// The chunk job: encodes the chunk's range into memory, transcribes it, and stores text,
 /// segments, words (on the media's clock) and usage. A chunk that encodes over the upload limit
@@ -13,6 +14,8 @@ public struct ChunkJobHandler: JobHandler {
     let store: WorkStore
     let extraction: ExtractionLimiter
     let planner: ChunkPlanner
+    /// Splitting a chunk finds the speech in each piece again.
+    let voice: SileroModel
     let format: ChunkFormat
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
@@ -23,7 +26,7 @@ public struct ChunkJobHandler: JobHandler {
     let requests: AdaptiveLimiter
 
     init(
-        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, format: ChunkFormat,
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
@@ -35,6 +38,7 @@ public struct ChunkJobHandler: JobHandler {
         self.store = store
         self.extraction = extraction
         self.planner = planner
+        self.voice = voice
         self.format = format
         self.transcription = transcription
     }
@@ -205,9 +209,9 @@ public struct ChunkJobHandler: JobHandler {
                 "a chunk of \(chunk.end - chunk.start) s still encodes to more than \(planner.configuration.maxUploadBytes) bytes; the upload limit is too small for this format",
                 source: chunk.source)
         }
-        let energy = try await extraction.run { try await file.energyProfile(range) }
+        let (energy, speech) = try await extraction.run { try await file.speechAnalysis(range, voice: voice) }
         let whole = PlannedChunk(index: chunk.index, cutStart: range.lowerBound, cutEnd: range.upperBound, start: range.lowerBound, end: range.upperBound)
-        let pieces = planner.split(whole, into: 2, energy: energy)
+        let pieces = planner.split(whole, into: 2, energy: energy, voice: speech)
         try await store.storeSplit(context.lease, chunk: chunk, pieces: pieces)
         context.logger.info("chunk over the upload limit; split it", metadata: [
             "chunk.index": "\(chunk.index)", "bytes_so_far": "\(error.encodedBytes ?? 0)", "limit": "\(error.limitBytes ?? 0)",

@@ -6,6 +6,7 @@ import StenoMedia
 import StenoPostgres
 import StenoStore
 import StenoTranscription
+import StenoVoice
 import Synchronization
 
 /// One worker process: registers in `workers`, claims jobs in batches up to its concurrency,
@@ -47,7 +48,7 @@ public final class WorkerRuntime: Service, Sendable {
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
+        transcription: FallbackTranscriptionClient, voice: SileroModel, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
     ) throws(ChunkPlannerError) {
         self.metrics = metrics
         var logger = logger
@@ -70,9 +71,9 @@ public final class WorkerRuntime: Service, Sendable {
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
         let handlers: [JobKind: any JobHandler] = [
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
-            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, sourceTimeout: configuration.sourceTimeout),
+            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
-                store: store, extraction: extraction, planner: planner, format: configuration.chunkFormat, transcription: transcription,
+                store: store, extraction: extraction, planner: planner, voice: voice, format: configuration.chunkFormat, transcription: transcription,
                 metrics: metrics, outages: outages, requests: requests, sourceTimeout: configuration.sourceTimeout,
                 answerWriteWindow: configuration.answerWriteWindow),
             .merge: MergeJobHandler(store: store),
