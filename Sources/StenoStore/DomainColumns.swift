@@ -13,3 +13,4 @@ extension FailureClass: PostgresCodable {}
 extension JobAttempt.Outcome: PostgresCodable {}
 extension AnswerDisposal.DiscardReason: PostgresCodable {}
 extension ProgressStage: PostgresCodable {}
+extension FlagReason: PostgresCodable {}

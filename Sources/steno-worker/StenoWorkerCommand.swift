@@ -103,9 +103,15 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     }
 
     private func makeRuntime(environment: [String: String], logger: Logger) throws -> WorkerRuntime {
-        // First: a worker that cannot tell speech from music would upload and pay for all of it.
-        let voice = try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"]))
         var settings = WorkerConfiguration()
+        switch environment["STENO_SPEECH_DETECTION"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "on": settings.speechDetection = true
+        case "off": settings.speechDetection = false
+        case let other?: throw ValidationError("STENO_SPEECH_DETECTION must be on or off, not \"\(other)\"")
+        }
+        // First: a worker that cannot tell speech from music would upload and pay for all of it.
+        let voice = settings.speechDetection
+            ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
         if let value = try checked(concurrency, "--concurrency", 1...1024) ?? integer(environment, "STENO_WORKER_CONCURRENCY", in: 1...1024) {
             settings.concurrency = value

@@ -19,9 +19,12 @@ extension ChunkPlanner {
         /// Non-speech longer than this (music, silence, noise, as the speech detector judges
         /// it) is not uploaded: it becomes a chunk of its own that is never sent.
         public var longestUploadedPause: Double
-        /// Audio kept around detected speech when uploading, so that the backend hears the
-        /// first and last sounds of each stretch whole.
-        public var uploadPadding: Double
+        /// Audio uploaded before and after each stretch of detected speech, so that the backend
+        /// hears its first and last sounds whole. More before than after: the detector is
+        /// slower to hear a voice start than stop, most after noise or music (0.66 s late after
+        /// pink noise on the labelled episodes), and a voice's first sounds are often soft.
+        public var uploadLead: Double
+        public var uploadTail: Double
         /// How the speech detector's probabilities become speech regions.
         public var voiceThresholds: VoiceActivity.Thresholds
 
@@ -34,11 +37,13 @@ extension ChunkPlanner {
             overlap: MediaTime = MediaTime(milliseconds: 1500),
             quietStretch: MediaTime = MediaTime(milliseconds: 300),
             longestUploadedPause: Double = 3,
-            uploadPadding: Double = 0.3,
+            uploadLead: Double = 0.8,
+            uploadTail: Double = 0.4,
             voiceThresholds: VoiceActivity.Thresholds = VoiceActivity.Thresholds()
         ) {
             self.longestUploadedPause = longestUploadedPause
-            self.uploadPadding = uploadPadding
+            self.uploadLead = uploadLead
+            self.uploadTail = uploadTail
             self.voiceThresholds = voiceThresholds
             self.targetDuration = targetDuration
             self.maxDuration = maxDuration

@@ -33,8 +33,8 @@ public struct ChunkPlanner: Sendable {
     /// Plans the chunks of `range` (a chapter), reading pauses from `energy` and, when given,
     /// speech from `voice`.
     ///
-    /// With `voice`, only speech is uploaded: each stretch of detected speech, padded by
-    /// `uploadPadding` and joined to the next across pauses up to `longestUploadedPause`, is
+    /// With `voice`, only speech is uploaded: each stretch of detected speech, widened by
+    /// `uploadLead` and `uploadTail` and joined to the next across pauses up to `longestUploadedPause`, is
     /// tiled with chunks cut in the pauses the detector found; the non-speech between those
     /// stretches becomes chunks that are never sent (`uploaded == false`). Each chunk's
     /// `speech` is the detected speech, so words placed without times land on the voice and
@@ -75,8 +75,8 @@ public struct ChunkPlanner: Sendable {
         let highest = range.upperBound.seconds
         var spans: [ClosedRange<Double>] = []
         for region in speech {
-            let lower = max(region.lowerBound - configuration.uploadPadding, lowest)
-            let upper = min(region.upperBound + configuration.uploadPadding, highest)
+            let lower = max(region.lowerBound - configuration.uploadLead, lowest)
+            let upper = min(region.upperBound + configuration.uploadTail, highest)
             if let last = spans.last, lower - last.upperBound <= configuration.longestUploadedPause {
                 spans[spans.count - 1] = last.lowerBound...max(last.upperBound, upper)
             } else {

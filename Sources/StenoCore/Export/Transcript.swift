@@ -21,8 +21,12 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var text: String
         /// Word times when the backend gave them.
         public var words: [Word]?
+        /// Text the gates held back, with why (`"flag": "outside_speech"` in JSON); nil for the
+        /// transcript proper. Only the JSON export shows flagged segments.
+        public var flag: FlagReason?
 
-        public init(start: Double, end: Double, text: String, words: [Word]? = nil) {
+        public init(start: Double, end: Double, text: String, words: [Word]? = nil, flag: FlagReason? = nil) {
+            self.flag = flag
             self.start = start
             self.end = end
             self.text = text
@@ -84,4 +88,13 @@ public struct Transcript: Sendable, Equatable, Codable {
 
     /// Every segment of every chapter, in order.
     public var segments: [Segment] { chapters.flatMap(\.segments) }
+
+    /// The transcript without the text the gates held back: what the text and caption exports show.
+    public var withoutFlagged: Transcript {
+        var copy = self
+        for index in copy.chapters.indices {
+            copy.chapters[index].segments.removeAll { $0.flag != nil }
+        }
+        return copy
+    }
 }

@@ -18,14 +18,15 @@ public enum TranscriptFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Renders `transcript` in this format.
+    /// Renders `transcript` in this format. Flagged text (held back by the gates) is in the
+    /// JSON alone, marked with its reason; the other formats are what was said.
     public func render(_ transcript: Transcript, layout: CaptionLayout = CaptionLayout()) throws -> String {
         switch self {
-        case .txt: PlainTextFormatter().format(transcript)
-        case .srt: SRTFormatter(layout: layout).format(transcript)
-        case .vtt: WebVTTFormatter(layout: layout).format(transcript)
+        case .txt: PlainTextFormatter().format(transcript.withoutFlagged)
+        case .srt: SRTFormatter(layout: layout).format(transcript.withoutFlagged)
+        case .vtt: WebVTTFormatter(layout: layout).format(transcript.withoutFlagged)
         case .json: try TranscriptJSONFormatter().format(transcript)
-        case .podcast: try PodcastTranscriptFormatter().format(transcript)
+        case .podcast: try PodcastTranscriptFormatter().format(transcript.withoutFlagged)
         }
     }
 }

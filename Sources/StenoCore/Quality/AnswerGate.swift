@@ -39,8 +39,14 @@ public struct AnswerGate: Sendable {
         public var text: String
         public var noSpeechProbability: Double?
         public var averageLogProbability: Double?
+        /// The backend's own compression ratio of the segment's text, when it reports one.
+        public var compressionRatio: Double?
 
-        public init(start: Double, end: Double, text: String, noSpeechProbability: Double? = nil, averageLogProbability: Double? = nil) {
+        public init(
+            start: Double, end: Double, text: String, noSpeechProbability: Double? = nil, averageLogProbability: Double? = nil,
+            compressionRatio: Double? = nil
+        ) {
+            self.compressionRatio = compressionRatio
             self.start = start
             self.end = end
             self.text = text
@@ -113,7 +119,7 @@ public struct AnswerGate: Sendable {
         if phrases.contains(HallucinationPhrases.normalized(text)), spoken < max(0.3, Double(characters) / knownPhraseRate) {
             return .knownHallucination
         }
-        if isLoop(text) { return .repetition }
+        if isLoop(text) || (segment.compressionRatio ?? 0) > compressionRatio { return .repetition }
         if characters >= shortestTimedText, Double(characters) / max(heard, 0.1) > fastestSpeech {
             return .tooFast
         }

@@ -10,8 +10,14 @@ public struct ChunkTranscript: Sendable, Hashable {
     /// Where the chunk's audio holds speech (seconds on the media's clock), as the planner
     /// measured it; empty when unknown.
     public var speech: [ClosedRange<Double>]
+    /// What the gates held back from the chunk's answer.
+    public var flagged: [FlaggedText]
 
-    public init(start: Double, end: Double, text: String, segments: [TimedSegment], words: [TimedWord], speech: [ClosedRange<Double>] = []) {
+    public init(
+        start: Double, end: Double, text: String, segments: [TimedSegment], words: [TimedWord], speech: [ClosedRange<Double>] = [],
+        flagged: [FlaggedText] = []
+    ) {
+        self.flagged = flagged
         self.speech = speech
         self.start = start
         self.end = end

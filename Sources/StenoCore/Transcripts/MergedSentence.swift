@@ -4,8 +4,12 @@ public struct MergedSentence: Sendable, Hashable {
     public var end: Double
     public var text: String
     public var words: [TimedWord]
+    /// Set for text the gates held back: stored as a flagged row, left out of the chapter's
+    /// text and of every export but JSON, which shows it with its reason.
+    public var flag: FlagReason?
 
-    public init(start: Double, end: Double, text: String, words: [TimedWord]) {
+    public init(start: Double, end: Double, text: String, words: [TimedWord], flag: FlagReason? = nil) {
+        self.flag = flag
         self.start = start
         self.end = end
         self.text = text

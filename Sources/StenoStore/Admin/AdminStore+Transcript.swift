@@ -22,7 +22,7 @@ extension AdminStore {
             """)
         let segmentRows = try await client.query(
             """
-            SELECT s.chapter_id, s.start_seconds, s.end_seconds, s.text, s.words::text AS words
+            SELECT s.chapter_id, s.start_seconds, s.end_seconds, s.text, s.words::text AS words, s.flag
             FROM segments s JOIN chapters c ON c.id = s.chapter_id
             WHERE s.media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR c.index = \(chapterIndex)::integer)
             ORDER BY c.index, s.index
@@ -31,7 +31,7 @@ extension AdminStore {
         for row in segmentRows {
             let segment = Transcript.Segment(
                 start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: try row.decode("text"),
-                words: try words(from: row.decode("words", as: String?.self)))
+                words: try words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self))
             segmentsByChapter[try row.decode("chapter_id"), default: []].append(segment)
         }
         let chapters = try chapterRows.map { row in

@@ -21,6 +21,9 @@ extension WorkStore {
         public var model: String?
         /// The media's prompt (`steno enqueue --prompt`).
         public var prompt: String?
+        /// Where the chunk's audio holds speech (seconds on the media's clock), as planned;
+        /// nil for chunks planned before speech detection.
+        public var speech: [ClosedRange<Double>]?
 
         public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
     }
@@ -35,11 +38,14 @@ extension WorkStore {
         public var model: String
         public var usageSeconds: Double?
         public var costUSD: Double?
+        /// What the gates held back (`AnswerGate`), kept for audit.
+        public var flagged: [FlaggedText]
 
         public init(
             text: String, segments: [TimedSegment], words: [TimedWord], encodedBytes: Int, backend: String, model: String,
-            usageSeconds: Double?, costUSD: Double?
+            usageSeconds: Double?, costUSD: Double?, flagged: [FlaggedText] = []
         ) {
+            self.flagged = flagged
             self.text = text
             self.segments = segments
             self.words = words
@@ -56,7 +62,7 @@ extension WorkStore {
             """
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
-                   m.model, m.prompt
+                   m.model, m.prompt, k.speech::text AS speech, k.speech_seconds
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
             """
@@ -66,7 +72,10 @@ extension WorkStore {
             index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
             state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
             mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
-            model: try row.decode("model"), prompt: try row.decode("prompt"))
+            model: try row.decode("model"), prompt: try row.decode("prompt"),
+            // Chunks planned before speech detection (no speech_seconds) hold loudness regions.
+            speech: try row.decode("speech_seconds", as: Double?.self) == nil
+                ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")))
     }
 
     /// Whether a chunk job may transcribe its chunk.
@@ -137,7 +146,8 @@ extension WorkStore {
                 """
                 UPDATE chunks
                 SET text = \(stored.text), segments = \(Self.json(stored.segments))::jsonb, words = \(stored.words.isEmpty ? nil : Self.json(stored.words))::jsonb, encoded_bytes = \(stored.encodedBytes), backend = \(stored.backend), model = \(stored.model),
-                    usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), state = 'succeeded', error_class = NULL, error_message = NULL,
+                    usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
+                    state = 'succeeded', error_class = NULL, error_message = NULL,
                     answer_held_until = NULL, finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)

@@ -7,7 +7,8 @@ extension WorkStore {
     public func transcripts(ofChapter chapterID: Int64) async throws -> [ChunkTranscript] {
         let rows = try await client.query(
             """
-            SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words, speech::text AS speech
+            SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words, speech::text AS speech,
+                   flagged::text AS flagged
             FROM chunks WHERE chapter_id = \(chapterID) AND state = 'succeeded'
             ORDER BY start_seconds, index
             """)
@@ -17,7 +18,8 @@ extension WorkStore {
                 text: try row.decode("text", as: String?.self) ?? "",
                 segments: try Self.decodeJSON([TimedSegment].self, try row.decode("segments")) ?? [],
                 words: try Self.decodeJSON([TimedWord].self, try row.decode("words")) ?? [],
-                speech: try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")) ?? [])
+                speech: try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")) ?? [],
+                flagged: try Self.decodeJSON([FlaggedText].self, try row.decode("flagged")) ?? [])
         }
     }
 
@@ -32,14 +34,15 @@ extension WorkStore {
             try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
             try await connection.query(
                 """
-                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words)
-                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb
-                FROM unnest(\(sentences.map(\.start))::float8[], \(sentences.map(\.end))::float8[], \(sentences.map(\.text))::text[], \(sentences.map { $0.words.isEmpty ? nil : try Self.json($0.words) })::text[])
-                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, position)
+                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag)
+                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb, i.flag
+                FROM unnest(\(sentences.map(\.start))::float8[], \(sentences.map(\.end))::float8[], \(sentences.map(\.text))::text[], \(sentences.map { $0.words.isEmpty ? nil : try Self.json($0.words) })::text[],
+                            \(sentences.map { $0.flag?.rawValue })::text[])
+                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, flag, position)
                 """)
             try await connection.query(
                 """
-                UPDATE chapters SET text = \(sentences.map(\.text).joined(separator: " ")), state = 'succeeded', error_class = NULL, error_message = NULL,
+                UPDATE chapters SET text = \(sentences.filter { $0.flag == nil }.map(\.text).joined(separator: " ")), state = 'succeeded', error_class = NULL, error_message = NULL,
                                     finished_at = now(), updated_at = now()
                 WHERE id = \(chapter.id) AND state <> 'cancelled'
                 """)

@@ -31,6 +31,12 @@ public struct WorkerConfiguration: Sendable {
     public var answerWriteWindow: Duration = .seconds(120)
     /// Called once per finished media without a webhook of its own (`STENO_WEBHOOK_URL`).
     public var webhookURL: String?
+    /// Whether chapters are read by the speech detector and answers reviewed by the gates
+    /// (`STENO_SPEECH_DETECTION`, on by default). Off: every second is uploaded and nothing is
+    /// held back, as before speech detection; for recordings where singing is the content.
+    public var speechDetection = true
+    /// The checks every answer passes (`AnswerGate`).
+    public var gate = AnswerGate()
 
     public init(
         workerID: String = WorkerConfiguration.defaultWorkerID(),

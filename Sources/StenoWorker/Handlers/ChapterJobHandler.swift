@@ -11,11 +11,12 @@ public struct ChapterJobHandler: JobHandler {
     let store: WorkStore
     let extraction: ExtractionLimiter
     let planner: ChunkPlanner
-    let voice: SileroModel
+    /// nil with speech detection off: chapters are then cut by loudness alone and uploaded whole.
+    let voice: SileroModel?
     let sourceTimeout: Duration
 
     public init(
-        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel,
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     ) {
         self.sourceTimeout = sourceTimeout
@@ -50,7 +51,9 @@ public struct ChapterJobHandler: JobHandler {
 
 extension MediaFile {
     /// The loudness of `range` and the speech detector's verdict on it, from one decode.
-    func speechAnalysis(_ range: Range<MediaTime>, voice: SileroModel) async throws(MediaError) -> (EnergyProfile, VoiceActivity) {
+    /// Without a model, the loudness alone.
+    func speechAnalysis(_ range: Range<MediaTime>, voice: SileroModel?) async throws(MediaError) -> (EnergyProfile, VoiceActivity?) {
+        guard let voice else { return (try await energyProfile(range), nil) }
         let windowSamples = try Self.energyWindowSamples()
         return try await analyze(range) { start, samples in
             AudioAnalysisPair(

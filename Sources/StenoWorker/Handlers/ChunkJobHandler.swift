@@ -14,8 +14,10 @@ public struct ChunkJobHandler: JobHandler {
     let store: WorkStore
     let extraction: ExtractionLimiter
     let planner: ChunkPlanner
-    /// Splitting a chunk finds the speech in each piece again.
-    let voice: SileroModel
+    /// Splitting a chunk finds the speech in each piece again; nil with speech detection off.
+    let voice: SileroModel?
+    /// Reviews each answer against the chunk's detected speech; nil with speech detection off.
+    let gate: AnswerGate?
     let format: ChunkFormat
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
@@ -26,7 +28,7 @@ public struct ChunkJobHandler: JobHandler {
     let requests: AdaptiveLimiter
 
     init(
-        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel, format: ChunkFormat,
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
@@ -39,6 +41,7 @@ public struct ChunkJobHandler: JobHandler {
         self.extraction = extraction
         self.planner = planner
         self.voice = voice
+        self.gate = gate
         self.format = format
         self.transcription = transcription
     }
@@ -120,7 +123,7 @@ public struct ChunkJobHandler: JobHandler {
                 ])
             }
         }
-        let stored = Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encodedBytes)
+        let stored = try await gated(Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encodedBytes), result, chunk, request, context)
         // Marked before the write, which may wait on the chapter's lock or on the database: if
         // this attempt loses its lease meanwhile, the job's next attempt waits for this answer.
         do {
@@ -154,6 +157,76 @@ public struct ChunkJobHandler: JobHandler {
             }
             return .cancelled(reason: "the chunk was cancelled, split or failed while its answer was on the way", answerDiscarded: reason)
         }
+    }
+
+    /// The answer as the gates pass it. An answer that fails a gate is asked for once more at
+    /// `retryTemperature` (a backend that decoded music as words often decodes it as nothing
+    /// when it samples); of the two, the one that loses fewer characters to the gates is kept,
+    /// and what it loses is stored as flagged. Both are paid for and counted.
+    private func gated(
+        _ first: WorkStore.StoredTranscription, _ result: TranscriptionResult, _ chunk: WorkStore.ChunkRecord,
+        _ request: TranscriptionRequest, _ context: JobContext
+    ) async throws -> WorkStore.StoredTranscription {
+        guard let gate, let speech = chunk.speech else { return first }
+        let range = chunk.start...chunk.end
+        let review = Self.review(first, result, chunk: range, speech: speech, gate: gate)
+        guard !review.passed else { return first }
+        context.logger.notice("the answer failed a gate; asking once more at a higher temperature", metadata: [
+            "chunk.index": "\(chunk.index)", "reasons": "\(Set(review.flagged.map(\.reason.rawValue)).sorted().joined(separator: ","))",
+            "flagged_characters": "\(review.flaggedCharacters)",
+        ])
+        var again = request
+        again.temperature = Self.retryTemperature
+        var chosen = (stored: first, review: review)
+        var paid = (seconds: first.usageSeconds, cost: first.costUSD)
+        do {
+            let second = try await requests.withPermit(classify: Self.congestion) {
+                try await transcription.transcribe(again, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
+            }
+            let stored = Self.stored(second, chunk: range, encodedBytes: first.encodedBytes)
+            let secondReview = Self.review(stored, second, chunk: range, speech: speech, gate: gate)
+            paid = (Self.sum(paid.seconds, stored.usageSeconds), Self.sum(paid.cost, stored.costUSD))
+            if secondReview.flaggedCharacters < review.flaggedCharacters {
+                chosen = (stored, secondReview)
+            }
+        } catch let error as TranscriptionError where error.failureClass != .cancelled {
+            // The first answer is paid for and stands, gated; a failed second ask costs it nothing.
+            context.logger.warning("the second ask failed; keeping the first answer, gated", metadata: ["error": "\(error)"])
+        }
+        try context.checkCancellation()
+        var stored = chosen.stored
+        stored.text = chosen.review.text
+        stored.segments = chosen.review.segments
+        stored.words = chosen.review.words
+        stored.flagged = chosen.review.flagged
+        stored.usageSeconds = paid.seconds
+        stored.costUSD = paid.cost
+        metrics.recordFlagged(chosen.review.flagged)
+        if !chosen.review.passed {
+            context.logger.notice("held back text the gates caught; it is kept as flagged", metadata: [
+                "chunk.index": "\(chunk.index)", "reasons": "\(Set(chosen.review.flagged.map(\.reason.rawValue)).sorted().joined(separator: ","))",
+                "flagged_characters": "\(chosen.review.flaggedCharacters)",
+            ])
+        }
+        return stored
+    }
+
+    /// Whisper's first step up its own temperature ladder (0, 0.2, 0.4, ...) after a failed decode.
+    static let retryTemperature = 0.4
+
+    static func review(
+        _ stored: WorkStore.StoredTranscription, _ result: TranscriptionResult, chunk: ClosedRange<Double>, speech: [ClosedRange<Double>], gate: AnswerGate
+    ) -> AnswerGate.Review {
+        let segments = zip(stored.segments, result.transcription.segments).map { timed, raw in
+            AnswerGate.Segment(
+                start: timed.start, end: timed.end, text: timed.text, noSpeechProbability: raw.noSpeechProbability,
+                averageLogProbability: raw.averageLogProbability, compressionRatio: raw.compressionRatio)
+        }
+        return gate.review(text: stored.text, segments: segments, words: stored.words, chunk: chunk, speech: speech)
+    }
+
+    private static func sum(_ left: Double?, _ right: Double?) -> Double? {
+        left == nil && right == nil ? nil : (left ?? 0) + (right ?? 0)
     }
 
     /// Writes an answer, retrying while the database is unreachable (a restart, a failover)

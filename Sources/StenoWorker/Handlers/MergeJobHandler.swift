@@ -18,7 +18,12 @@ public struct MergeJobHandler: JobHandler {
         guard let chapter = try await store.chapter(chapterID) else { return .cancelled(reason: "the chapter was deleted") }
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
         let transcripts = try await store.transcripts(ofChapter: chapterID)
-        let sentences = merger.merge(transcripts, chapter: chapter.start...chapter.end)
+        // Held-back text keeps its place in time, as flagged rows beside the sentences.
+        let flagged = transcripts.flatMap(\.flagged).map {
+            MergedSentence(start: $0.start, end: max($0.start, $0.end), text: $0.text, words: [], flag: $0.reason)
+        }
+        let sentences = (merger.merge(transcripts, chapter: chapter.start...chapter.end) + flagged)
+            .sorted { ($0.start, $0.flag == nil ? 0 : 1) < ($1.start, $1.flag == nil ? 0 : 1) }
         let finished = try await store.storeMerge(context.lease, chapter: chapter, sentences: sentences)
         context.logger.info("merged chapter", metadata: [
             "chapter.index": "\(chapter.index)", "chunks": "\(transcripts.count)", "segments": "\(sentences.count)",

@@ -44,6 +44,14 @@ public final class WorkerMetrics: Sendable {
             .increment()
     }
 
+    /// Text the gates held back, in characters, by reason.
+    func recordFlagged(_ flagged: [FlaggedText]) {
+        for item in flagged {
+            CoreMetrics.Counter(label: "steno_worker_flagged_characters_total", dimensions: [("reason", item.reason.rawValue)], factory: factory)
+                .increment(by: item.text.count)
+        }
+    }
+
     func recordTranscription(latency: Duration, audioSeconds: Double) {
         let (seconds, attoseconds) = latency.components
         self.latency.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

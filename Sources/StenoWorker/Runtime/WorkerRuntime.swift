@@ -48,7 +48,7 @@ public final class WorkerRuntime: Service, Sendable {
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, voice: SileroModel, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
+        transcription: FallbackTranscriptionClient, voice: SileroModel?, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
     ) throws(ChunkPlannerError) {
         self.metrics = metrics
         var logger = logger
@@ -73,7 +73,8 @@ public final class WorkerRuntime: Service, Sendable {
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
-                store: store, extraction: extraction, planner: planner, voice: voice, format: configuration.chunkFormat, transcription: transcription,
+                store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
+                format: configuration.chunkFormat, transcription: transcription,
                 metrics: metrics, outages: outages, requests: requests, sourceTimeout: configuration.sourceTimeout,
                 answerWriteWindow: configuration.answerWriteWindow),
             .merge: MergeJobHandler(store: store),
