@@ -148,3 +148,21 @@ struct TranscriptMergerTests {
         #expect(merged == ["the", "storm", "broke", "windows", "of", "the", "tower"])
     }
 }
+
+@Suite("Merged sentences and non-speech")
+struct MergedSentenceNonSpeechTests {
+    @Test("a sentence is cut where more than 2 s of non-speech lies between its words, however few words it has")
+    func cutAtLongNonSpeech() {
+        let words = [
+            TimedWord(word: "After", start: 10, end: 10.3), TimedWord(word: "the", start: 10.3, end: 10.4),
+            TimedWord(word: "music", start: 13.1, end: 13.5), TimedWord(word: "we", start: 13.6, end: 13.7),
+            TimedWord(word: "walked.", start: 13.7, end: 14.0),
+        ]
+        let speech = [9.9...10.5, 13.0...14.2]
+        let sentences = TranscriptMerger().sentences(words, endingAtPauses: false, speech: speech)
+        #expect(sentences.map(\.text) == ["After the", "music we walked."])
+        // The same gap over speech (a slow speaker) does not cut.
+        let spoken = TranscriptMerger().sentences(words, endingAtPauses: false, speech: [9.9...14.2])
+        #expect(spoken.count == 1)
+    }
+}

@@ -1,6 +1,6 @@
 /// Cuts transcript segments into subtitle cues that fit a `CaptionLayout`.
 ///
-/// A segment too long for one cue is split into several. Each cue's times come from the word
+/// A segment too long for one cue, in characters or in time on screen, is split into several. Each cue's times come from the word
 /// times when the backend gave them; words it did not time (or a segment without word times)
 /// share the time between their timed neighbours in proportion to their length in characters.
 /// Cues never overlap and always last at least a millisecond, which players require.
@@ -36,7 +36,9 @@ public struct CaptionCueBuilder: Sendable {
     private func cues(for segment: Transcript.Segment) -> [CaptionCue] {
         let tokens = timedTokens(segment)
         return groupIntoCues(tokens).map { group in
-            CaptionCue(start: group[0].start, end: group[group.count - 1].end, lines: layoutLines(group.map(\.text)))
+            CaptionCue(
+                start: group[0].start, end: min(group[group.count - 1].end, group[0].start + layout.maxCueSeconds),
+                lines: layoutLines(group.map(\.text)))
         }
     }
 
@@ -128,7 +130,10 @@ public struct CaptionCueBuilder: Sendable {
         var groups: [[TimedToken]] = []
         var current: [TimedToken] = []
         for token in tokens {
-            if !current.isEmpty, greedyLines(current.map(\.text) + [token.text]).count > layout.maxLinesPerCue {
+            if !current.isEmpty,
+                greedyLines(current.map(\.text) + [token.text]).count > layout.maxLinesPerCue
+                    || token.end - current[0].start > layout.maxCueSeconds
+            {
                 groups.append(current)
                 current = []
             }

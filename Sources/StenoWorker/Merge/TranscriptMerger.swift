@@ -38,10 +38,14 @@ public struct TranscriptMerger: Sendable {
     public func merge(_ chunks: [ChunkTranscript], chapter: ClosedRange<Double>) -> [MergedSentence] {
         let words = mergedWords(chunks, chapter: chapter)
         // Pauses between words placed by estimate are not the speaker's: only punctuation and
-        // length end their sentences.
+        // length end their sentences, and stretches without speech.
         let timed = chunks.contains { !$0.words.isEmpty }
-        return sentences(words, endingAtPauses: timed)
+        return sentences(words, endingAtPauses: timed, speech: chunks.flatMap(\.speech))
     }
+
+    /// A sentence never spans more non-speech than this (music, silence, noise between its
+    /// words): it is cut there, so that no subtitle stays up over the music.
+    public static let longestNonSpeech = 2.0
 
     /// Every word of the chapter once, in order, with times inside the chapter.
     public func mergedWords(_ chunks: [ChunkTranscript], chapter: ClosedRange<Double>) -> [TimedWord] {
@@ -139,7 +143,10 @@ public struct TranscriptMerger: Sendable {
 
     /// Splits words into sentences at final punctuation, at long pauses (when `endingAtPauses`)
     /// and at a length limit.
-    public func sentences(_ words: [TimedWord], endingAtPauses: Bool = true) -> [MergedSentence] {
+    /// With `speech` (the chapter's detected speech), a gap holding more than `longestNonSpeech`
+    /// of non-speech ends a sentence whatever its length; without, such a gap of silence does.
+    public func sentences(_ words: [TimedWord], endingAtPauses: Bool = true, speech: [ClosedRange<Double>] = []) -> [MergedSentence] {
+        let speech = speech.sorted { $0.lowerBound < $1.lowerBound }
         var sentences: [MergedSentence] = []
         var current: [TimedWord] = []
         func close() {
@@ -154,12 +161,21 @@ public struct TranscriptMerger: Sendable {
             current.append(word)
             let endsSentence = word.word.last.map { ".?!".contains($0) } ?? false
             let pauseFollows = endingAtPauses && index + 1 < words.count && words[index + 1].start - word.end >= sentencePause
-            if endsSentence || current.count >= longestSentenceWords || (pauseFollows && current.count >= 3) {
+            let nonSpeechFollows = index + 1 < words.count
+                && Self.nonSpeech(between: word.end, and: words[index + 1].start, speech: speech) > Self.longestNonSpeech
+            if endsSentence || current.count >= longestSentenceWords || (pauseFollows && current.count >= 3) || nonSpeechFollows {
                 close()
             }
         }
         close()
         return sentences
+    }
+
+    /// Seconds between `start` and `end` outside `speech` (all of them when no speech is known).
+    static func nonSpeech(between start: Double, and end: Double, speech: [ClosedRange<Double>]) -> Double {
+        guard end > start else { return 0 }
+        let spoken = speech.reduce(0.0) { $0 + max(0, min(end, $1.upperBound) - max(start, $1.lowerBound)) }
+        return end - start - spoken
     }
 
     /// The longest stretch of speech at a segment's start that still counts as the previous
@@ -170,7 +186,7 @@ public struct TranscriptMerger: Sendable {
     /// their segment (or of the chunk), marked untimed so that the merge aligns them by text.
     static func tokens(of chunk: ChunkTranscript) -> (words: [TimedWord], timed: Bool) {
         let words = chunk.words.filter { !normalized($0.word).isEmpty }
-        if !words.isEmpty { return (words, true) }
+        if !words.isEmpty { return (SpeechSnap.words(words, onto: chunk.speech), true) }
         let segments = chunk.segments.isEmpty
             ? [TimedSegment(start: chunk.start, end: chunk.end, text: chunk.text)]
             : chunk.segments

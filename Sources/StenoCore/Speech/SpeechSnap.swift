@@ -1,0 +1,42 @@
+/// Moves word times the backend stamped where no one speaks onto the speech they belong to.
+///
+/// Whisper stretches and shifts word times over music and silence: a sentence spoken right
+/// after a music bed is often stamped inside the bed. A word that overlaps no detected speech is
+/// moved to the nearest edge of the nearest stretch of speech, keeping its length where that
+/// stretch allows; the words' order is kept. Words that touch speech are left as they are.
+public enum SpeechSnap {
+    public static func words(_ words: [TimedWord], onto speech: [ClosedRange<Double>]) -> [TimedWord] {
+        guard !speech.isEmpty else { return words }
+        let regions = speech.sorted { $0.lowerBound < $1.lowerBound }
+        var snapped: [TimedWord] = []
+        snapped.reserveCapacity(words.count)
+        var earliest = -Double.infinity
+        for var word in words {
+            let start = word.start
+            let end = max(word.start, word.end)
+            let touches = regions.contains { $0.lowerBound <= end && start <= $0.upperBound }
+            if !touches, let nearest = regions.min(by: { distance(start...end, $0) < distance(start...end, $1) }) {
+                let length = min(end - start, nearest.upperBound - nearest.lowerBound)
+                if nearest.lowerBound > end {
+                    word.start = nearest.lowerBound
+                    word.end = nearest.lowerBound + length
+                } else {
+                    word.end = nearest.upperBound
+                    word.start = nearest.upperBound - length
+                }
+            }
+            // Order is kept: a word is never moved before the one before it.
+            word.start = max(word.start, earliest)
+            word.end = max(word.end, word.start)
+            earliest = word.start
+            snapped.append(word)
+        }
+        return snapped
+    }
+
+    static func distance(_ range: ClosedRange<Double>, _ region: ClosedRange<Double>) -> Double {
+        if region.lowerBound > range.upperBound { return region.lowerBound - range.upperBound }
+        if region.upperBound < range.lowerBound { return range.lowerBound - region.upperBound }
+        return 0
+    }
+}
