@@ -32,13 +32,13 @@ struct WhisperFidelityTests {
         func double(_ key: String) -> Double { (counts[key] as? NSNumber)?.doubleValue ?? .nan }
     }
 
-    private func runBench(_ arguments: [String]) async throws -> [Run] {
+    private func runBench(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> [Run] {
         let summary = FileManager.default.temporaryDirectory.appendingPathComponent("steno-fidelity-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: summary) }
         let binaries = PackageRoot.product("steno-worker").deletingLastPathComponent().path
         let result = try await ChildProcess.run(
             "/bin/bash", [PackageRoot.url.appendingPathComponent("bench/fidelity/fidelity").path, "--summary-json", summary.path] + arguments,
-            environment: ProcessInfo.processInfo.environment.merging(["STENO_BIN_DIR": binaries]) { $1 },
+            environment: ProcessInfo.processInfo.environment.merging(["STENO_BIN_DIR": binaries].merging(extra) { $1 }) { $1 },
             timeLimit: .seconds(900))
         TestOutputArchive.keep(result.standardOutput + "\n" + result.standardError, named: "fidelity-\(arguments.joined(separator: "_"))")
         try #require(result.status == 0, "bench/fidelity/fidelity exited \(result.status): \(result.standardError.suffix(3000))")
@@ -53,6 +53,8 @@ struct WhisperFidelityTests {
 
     /// What Steno must do whatever the model heard: bounds of zero.
     private func expectFaithful(_ run: Run, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.int("flagged_words") == 0,
+                "\(run.name): \(run.int("flagged_words")) words of real speech held back by the gates", sourceLocation: sourceLocation)
         #expect(run.int("faithful_unexplained_chapters") == 0,
                 "\(run.name): Steno's words are not the chunks' words with overlap copies dropped", sourceLocation: sourceLocation)
         #expect(run.int("faithful_invented") == 0, "\(run.name): \(run.int("faithful_invented")) words the backend never wrote", sourceLocation: sourceLocation)
@@ -108,9 +110,13 @@ struct WhisperFidelityTests {
         }
     }
 
-    @Test("under noise no pause is clear: overlapping sides aligned on their text, one copy of what both wrote dropped, nothing else")
+    /// The merge's alignment of overlapping sides, under a real model: with speech detection
+    /// off, loudness finds no clear pause under noise, so every cut gets overlap.
+    @Test("under noise, cut by loudness, no pause is clear: overlapping sides aligned on their text, one copy of what both wrote dropped, nothing else")
     func noisySpeech() async throws {
-        let runs = try await runBench(["--noise", "0.1", "--shapes", "openai,faster-whisper,json-only", "--granularities", "segment,word", "20"])
+        let runs = try await runBench(
+            ["--noise", "0.1", "--shapes", "openai,faster-whisper,json-only", "--granularities", "segment,word", "20"],
+            environment: ["STENO_SPEECH_DETECTION": "off"])
         report(runs)
         #expect(runs.count == 3)
         for run in runs {
@@ -118,6 +124,22 @@ struct WhisperFidelityTests {
             #expect(run.int("faithful_dropped_doubled") > 0, "\(run.name): no overlap copy dropped: the noisy book should cut inside speech")
             // The model itself varies most here: 12.0-15.6 % against its own one-shot transcript
             // across threads and compute types; no start more than 0.76 s off.
+            #expect(run.double("wer") <= 0.25, "\(run.name): WER \(run.double("wer")) against one-shot")
+            #expect(Double(run.int("starts_off")) <= 0.1 * Double(run.int("starts_matched")),
+                    "\(run.name): \(run.int("starts_off")) of \(run.int("starts_matched")) segments start more than 1 s from the speech")
+        }
+    }
+
+    /// With speech detection (the default), the detector hears the pauses under the noise and
+    /// the cuts fall in them: the backend's words are kept as written, none held back.
+    @Test("under noise, cut where the speech detector hears pauses: every backend word kept, none held back")
+    func noisySpeechDetected() async throws {
+        let runs = try await runBench(["--noise", "0.1", "--shapes", "openai,json-only", "--granularities", "segment,word", "20"])
+        report(runs)
+        #expect(runs.count == 2)
+        for run in runs {
+            expectFaithful(run)
+            #expect(run.int("flagged_words") == 0, "\(run.name): \(run.int("flagged_words")) words of speech held back by the gates")
             #expect(run.double("wer") <= 0.25, "\(run.name): WER \(run.double("wer")) against one-shot")
             #expect(Double(run.int("starts_off")) <= 0.1 * Double(run.int("starts_matched")),
                     "\(run.name): \(run.int("starts_off")) of \(run.int("starts_matched")) segments start more than 1 s from the speech")

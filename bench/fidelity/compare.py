@@ -195,13 +195,18 @@ def load_reference(directory, chapters_tsv):
 
 def load_steno(path):
     """Returns {chapter number: [segment]}, each segment {start, end, tokens: [(word, start or
-    None, end or None)]}, and a list of notes about the export."""
+    None, end or None)]}, and a list of notes about the export. Segments the gates held back
+    (`"flag"`) are not the transcript: they are left out, and counted by flagged_words()."""
     with open(path) as f:
         transcript = json.load(f)
     chapters, notes = {}, []
     for chapter in transcript["chapters"]:
         segments = []
         for seg in chapter.get("segments") or []:
+            if seg.get("flag"):
+                notes.append("chapter %d segment at %.2f s held back (%s): %r"
+                             % (chapter["number"], seg["start"], seg["flag"], seg["text"][:60]))
+                continue
             tokens = seg["text"].split()
             words = seg.get("words")
             if words and [w["word"] for w in words] == tokens:
@@ -224,6 +229,11 @@ def load_steno(path):
     return transcript, chapters, notes
 
 
+def flagged_words(transcript):
+    """Words in segments the gates held back."""
+    return sum(len(s["text"].split()) for c in transcript["chapters"] for s in c.get("segments") or [] if s.get("flag"))
+
+
 def check_text_export(path, transcript):
     """The text export must hold the JSON's words (title and chapter headings aside)."""
     with open(path) as f:
@@ -232,7 +242,7 @@ def check_text_export(path, transcript):
         blocks = blocks[1:]
     blocks = [b for b in blocks if not re.match(r"^Chapter \d+(: .*)?$", b)]
     txt = [w for w in map(norm, " ".join(blocks).split()) if w]
-    js = [w for c in transcript["chapters"] for s in c.get("segments") or []
+    js = [w for c in transcript["chapters"] for s in c.get("segments") or [] if not s.get("flag")
           for w in map(norm, s["text"].split()) if w]
     if txt != js:
         return ["the text export's words (%d) differ from the JSON's (%d)" % (len(txt), len(js))]
@@ -780,6 +790,7 @@ def main(argv):
             notes += check_text_export(text_path, transcript)
         cuts = load_cuts(os.path.join(directory, "chunks.json"))
         r, lines, examples_of = compare(reference, steno, cuts, args.examples)
+        r["flagged_words"] = flagged_words(transcript)
         rows.append(row(run, r))
         chunks_path = os.path.join(directory, "chunks.json")
         if os.path.exists(chunks_path):
