@@ -3,7 +3,8 @@
 /// Whisper stretches and shifts word times over music and silence: a sentence spoken right
 /// after a music bed is often stamped inside the bed. A word that overlaps no detected speech is
 /// moved to the nearest edge of the nearest stretch of speech, keeping its length where that
-/// stretch allows; the words' order is kept. Words that touch speech are left as they are.
+/// stretch allows; a word that reaches out of speech (the first word of a sentence after music,
+/// stretched back into it) is cut back to the speech it touches. The words' order is kept.
 public enum SpeechSnap {
     public static func words(_ words: [TimedWord], onto speech: [ClosedRange<Double>]) -> [TimedWord] {
         guard !speech.isEmpty else { return words }
@@ -14,8 +15,11 @@ public enum SpeechSnap {
         for var word in words {
             let start = word.start
             let end = max(word.start, word.end)
-            let touches = regions.contains { $0.lowerBound <= end && start <= $0.upperBound }
-            if !touches, let nearest = regions.min(by: { distance(start...end, $0) < distance(start...end, $1) }) {
+            let touched = regions.filter { $0.lowerBound <= end && start <= $0.upperBound }
+            if let first = touched.first, let last = touched.last {
+                word.start = max(start, first.lowerBound)
+                word.end = min(end, last.upperBound)
+            } else if let nearest = regions.min(by: { distance(start...end, $0) < distance(start...end, $1) }) {
                 let length = min(end - start, nearest.upperBound - nearest.lowerBound)
                 if nearest.lowerBound > end {
                     word.start = nearest.lowerBound
