@@ -76,9 +76,12 @@ extension Steno {
             }
             sections.append("Failures by class, \(period)\n" + (report.failures.isEmpty ? "  (none)" : failures.render()))
 
-            var costs = TextTable(["day", "model", "backend", "chunks", "audio h", "cost"], rightAligned: [3, 4, 5])
+            var costs = TextTable(["day", "model", "backend", "chunks", "audio h", "speech h", "cost"], rightAligned: [3, 4, 5, 6])
             for row in report.costs {
-                costs.add([row.day, row.model, row.backend, String(row.chunks), String(format: "%.2f", row.audioHours), HumanFormat.money(row.costUSD)])
+                costs.add([
+                    row.day, row.model, row.backend, String(row.chunks), String(format: "%.2f", row.audioHours),
+                    row.speechHours.map { String(format: "%.2f", $0) } ?? "-", HumanFormat.money(row.costUSD),
+                ])
             }
             let total = report.costs.reduce(0) { $0 + $1.costUSD }
             sections.append(

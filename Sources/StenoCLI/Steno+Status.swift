@@ -82,6 +82,7 @@ extension Steno {
             }
             summary.add(["attempts", "\(progress.attempts)" + (progress.failedJobs > 0 ? " (\(progress.failedJobs) failed job\(progress.failedJobs == 1 ? "" : "s"))" : "")])
             summary.add(["cost", costText(spent: progress.costUSD, estimated: progress.estimatedCostUSD, finished: progress.state.isFinished)])
+            if let audio = Self.audioText(speech: progress.speechSeconds, paid: progress.paidSeconds) { summary.add(["audio", audio]) }
             summary.add(["priority", progress.priority.name + (progress.focusChapter.map { ", listening at chapter \($0)" } ?? "")])
             summary.add(["created", HumanFormat.timestamp(progress.createdAt)])
             if let finishedAt = progress.finishedAt { summary.add(["finished", HumanFormat.timestamp(finishedAt)]) }
@@ -90,15 +91,25 @@ extension Steno {
             print(summary.render().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             guard !chapters.isEmpty else { return }
             print("")
-            var table = TextTable(["#", "chapter", "stage", "done", "chunks", "attempts", "cost", "failure"], rightAligned: [0, 3, 5, 6])
+            var table = TextTable(
+                ["#", "chapter", "stage", "done", "chunks", "attempts", "speech", "paid", "cost", "failure"], rightAligned: [0, 3, 5, 6, 7, 8])
             for chapter in chapters {
                 table.add([
                     String(chapter.number), HumanFormat.truncate(chapter.title ?? "-", to: 30), chapter.stage.rawValue,
                     HumanFormat.percent(chapter.percent), "\(chapter.chunksDone)/\(chapter.chunks)", String(chapter.attempts),
+                    chapter.speechSeconds.map { HumanFormat.duration($0) } ?? "-", HumanFormat.duration(chapter.paidSeconds),
                     HumanFormat.money(chapter.costUSD), chapter.failureReason ?? "",
                 ])
             }
             print(table.render())
+        }
+
+        /// "speech 27 s, paid 33 s (1.2x the speech)": what was said beside what was billed.
+        static func audioText(speech: Double?, paid: Double) -> String? {
+            guard let speech else { return paid > 0 ? "paid \(HumanFormat.duration(paid)) (speech not measured)" : nil }
+            var text = "speech \(HumanFormat.duration(speech)), paid \(HumanFormat.duration(paid))"
+            if speech > 0, paid > 0 { text += String(format: " (%.2fx the speech)", paid / speech) }
+            return text
         }
 
         private func costText(spent: Double, estimated: Double?, finished: Bool) -> String {

@@ -103,6 +103,15 @@ struct SpeechDetectionEndToEndTests {
                         let sent = Self.overlap(region, uploaded)
                         #expect(sent <= 1.2, "\(sent) s of the non-speech at \(region) was uploaded")
                     }
+                    // Status, the report and the cost figures show speech beside what was paid.
+                    let progress = try await client.query("SELECT speech_seconds, paid_seconds FROM steno_progress WHERE media_id = \(mediaID)").single()
+                    let shownSpeech: Double = try progress.decode("speech_seconds")
+                    let shownPaid: Double = try progress.decode("paid_seconds")
+                    #expect(abs(shownSpeech - detected) < 0.01)
+                    #expect(shownPaid > 0 && shownPaid <= paid + 0.5, "paid \(shownPaid) s shown, \(paid) s uploaded")
+                    let costs = try await client.query("SELECT sum(chunks)::integer AS chunks, sum(speech_hours) AS speech FROM steno_costs").single()
+                    #expect(try costs.decode("chunks", as: Int.self) == uploaded.count, "chunks never uploaded are not costs")
+                    #expect(abs(try costs.decode("speech", as: Double.self) * 3600 - detected) < 4, "speech hours are rounded to 3 decimals")
                     // Nothing of the transcript lies in the music, the silence or the noise.
                     let segments = try await client.query(
                         "SELECT start_seconds, end_seconds, text FROM segments WHERE media_id = \(mediaID) AND flag IS NULL")

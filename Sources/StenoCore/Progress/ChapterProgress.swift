@@ -21,6 +21,10 @@ public struct ChapterProgress: Sendable, Equatable, Codable {
     public var priority: JobPriority?
     public var costUSD: Double
     public var estimatedCostUSD: Double?
+    /// Seconds of detected speech; nil when planned without speech detection.
+    public var speechSeconds: Double?
+    /// Seconds of audio the backend was paid for.
+    public var paidSeconds: Double
     public var errorClass: String?
     public var errorMessage: String?
 
@@ -28,8 +32,10 @@ public struct ChapterProgress: Sendable, Equatable, Codable {
         chapterID: Int64, number: Int, title: String?, state: ChapterState, stage: ProgressStage, startSeconds: Double,
         endSeconds: Double, chunks: Int, chunksDone: Int, chunksFailed: Int, percent: Double, attempts: Int,
         failedJobs: Int, activeJobs: Int, priority: JobPriority?, costUSD: Double, estimatedCostUSD: Double?,
-        errorClass: String?, errorMessage: String?
+        errorClass: String?, errorMessage: String?, speechSeconds: Double? = nil, paidSeconds: Double = 0
     ) {
+        self.speechSeconds = speechSeconds
+        self.paidSeconds = paidSeconds
         self.chapterID = chapterID
         self.number = number
         self.title = title

@@ -24,6 +24,10 @@ public struct MediaProgress: Sendable, Equatable, Codable {
     public var costUSD: Double
     /// The cost so far scaled to the whole media; `nil` before any chunk is done.
     public var estimatedCostUSD: Double?
+    /// Seconds of detected speech; nil when the chapters were planned without speech detection.
+    public var speechSeconds: Double?
+    /// Seconds of audio the backend was paid for (its usage, else the uploaded chunks' length).
+    public var paidSeconds: Double
     public var errorClass: String?
     public var errorMessage: String?
     /// 1-based chapter numbers, `all` when every chapter.
@@ -39,8 +43,10 @@ public struct MediaProgress: Sendable, Equatable, Codable {
         durationSeconds: Double?, chapters: Int, chaptersDone: Int, chaptersFailed: Int, chunks: Int, chunksDone: Int,
         chunksFailed: Int, percent: Double, attempts: Int, failedJobs: Int, activeJobs: Int, costUSD: Double,
         estimatedCostUSD: Double?, errorClass: String?, errorMessage: String?, chapterSelection: String, focusChapter: Int?,
-        createdAt: Date, updatedAt: Date, finishedAt: Date?
+        createdAt: Date, updatedAt: Date, finishedAt: Date?, speechSeconds: Double? = nil, paidSeconds: Double = 0
     ) {
+        self.speechSeconds = speechSeconds
+        self.paidSeconds = paidSeconds
         self.mediaID = mediaID
         self.title = title
         self.source = source

@@ -75,8 +75,11 @@ public struct OperationsReport: Sendable, Equatable, Codable {
         public var chunks: Int
         public var audioHours: Double
         public var costUSD: Double
+        /// Hours of detected speech in that audio; nil for chunks planned without speech detection.
+        public var speechHours: Double?
 
-        public init(day: String, model: String, backend: String, chunks: Int, audioHours: Double, costUSD: Double) {
+        public init(day: String, model: String, backend: String, chunks: Int, audioHours: Double, costUSD: Double, speechHours: Double? = nil) {
+            self.speechHours = speechHours
             self.day = day
             self.model = model
             self.backend = backend

@@ -79,7 +79,8 @@ extension MediaProgress {
             errorMessage: try row.decode("error_message"),
             chapterSelection: ChapterSelection(storedIndexes: try row.decode("chapter_selection", as: [Int]?.self)).description,
             focusChapter: try row.decode("focus_chapter", as: Int?.self).map { $0 + 1 },
-            createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"), finishedAt: try row.decode("finished_at"))
+            createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"), finishedAt: try row.decode("finished_at"),
+            speechSeconds: try row.decode("speech_seconds"), paidSeconds: try row.decode("paid_seconds"))
     }
 }
 
@@ -92,7 +93,8 @@ extension ChapterProgress {
             chunksFailed: try row.decode("chunks_failed"), percent: try row.decode("percent"), attempts: try row.decode("attempts"),
             failedJobs: try row.decode("failed_jobs"), activeJobs: try row.decode("active_jobs"), priority: try row.decode("priority"),
             costUSD: try row.decode("cost_usd"), estimatedCostUSD: try row.decode("estimated_cost_usd"),
-            errorClass: try row.decode("error_class"), errorMessage: try row.decode("error_message"))
+            errorClass: try row.decode("error_class"), errorMessage: try row.decode("error_message"),
+            speechSeconds: try row.decode("speech_seconds"), paidSeconds: try row.decode("paid_seconds"))
     }
 }
 

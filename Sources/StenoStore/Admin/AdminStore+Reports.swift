@@ -46,11 +46,12 @@ extension AdminStore {
                 lastMessage: try row.decode("last_message"))
         }
         let costs = try await client.query(
-            "SELECT day::text AS day, model, backend, chunks, audio_hours, cost_usd FROM steno_costs WHERE day >= \(since)::timestamptz::date ORDER BY day, model, backend"
+            "SELECT day::text AS day, model, backend, chunks, audio_hours, cost_usd, speech_hours FROM steno_costs WHERE day >= \(since)::timestamptz::date ORDER BY day, model, backend"
         ).map { row in
             OperationsReport.Cost(
                 day: try row.decode("day"), model: try row.decode("model"), backend: try row.decode("backend"),
-                chunks: try row.decode("chunks"), audioHours: try row.decode("audio_hours"), costUSD: try row.decode("cost_usd"))
+                chunks: try row.decode("chunks"), audioHours: try row.decode("audio_hours"), costUSD: try row.decode("cost_usd"),
+                speechHours: try row.decode("speech_hours"))
         }
         return OperationsReport(since: since, queue: queue, throughput: throughput, latency: latency, failures: failures, costs: costs)
     }

@@ -185,7 +185,9 @@ public struct ChunkJobHandler: JobHandler {
             }
             let stored = Self.stored(second, chunk: range, encodedBytes: first.encodedBytes)
             let secondReview = Self.review(stored, second, chunk: range, speech: speech, gate: gate)
-            paid = (Self.sum(paid.seconds, stored.usageSeconds), Self.sum(paid.cost, stored.costUSD))
+            // Both asks were billed: by the backend's usage where it said, else by the chunk's length.
+            let length = chunk.end - chunk.start
+            paid = ((paid.seconds ?? length) + (stored.usageSeconds ?? length), Self.sum(paid.cost, stored.costUSD))
             if secondReview.flaggedCharacters < review.flaggedCharacters {
                 chosen = (stored, secondReview)
             }
