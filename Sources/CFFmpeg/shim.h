@@ -7,6 +7,9 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 
 /* Swift does not import function-like macros or compound-literal constants. */
 static inline int steno_averror(int posix_errno) { return AVERROR(posix_errno); }

@@ -136,6 +136,13 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             settings.sourceTimeout = .seconds(value)
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
+        if let text = environment["STENO_SPEEDUP"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            guard let value = Double(text), value.isFinite, WorkerConfiguration.speedupRange.contains(value) else {
+                throw ValidationError(
+                    "STENO_SPEEDUP must be a number from \(WorkerConfiguration.speedupRange.lowerBound) to \(WorkerConfiguration.speedupRange.upperBound) (1.5 plays chunks half again as fast), not \"\(text)\"")
+            }
+            settings.speedup = value
+        }
         for (flag, flagName, name) in [
             (pollSeconds, "--poll-seconds", "STENO_WORKER_POLL_SECONDS"), (rescueSeconds, "--rescue-seconds", "STENO_WORKER_RESCUE_SECONDS"),
         ] where flag != nil || environment[name] != nil {

@@ -79,3 +79,42 @@ import Testing
         #expect(pieces.map(\.chunk.index) == Array(0..<pieces.count))
     }
 }
+
+@Suite("Speed-up before upload")
+struct SpeedUpEncodeTests {
+    /// Decodes an encoded chunk back from a temporary file.
+    private func decoded(_ chunk: EncodedChunk) async throws -> [Int16] {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("steno-fast-\(UUID().uuidString).flac")
+        try Data(chunk.data).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = MediaFile(.file(path: url.path))
+        let duration = try #require(try await file.probe().duration)
+        return try await file.decode(.zero..<duration)
+    }
+
+    /// Upward zero crossings per second: the frequency of a pure tone.
+    private func frequency(_ samples: [Int16]) -> Double {
+        let crossings = zip(samples, samples.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        return Double(crossings) / (Double(samples.count) / 16_000)
+    }
+
+    @Test("1.5x and 2x play the audio that much faster and keep its pitch", arguments: [1.5, 2.0])
+    func fasterSamePitch(_ speed: Double) async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("steno-tone-\(UUID().uuidString).wav")
+        try Data(WAVFile.tone(duration: .seconds(6), frequency: 440)).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = MediaFile(.file(path: url.path))
+        let range = MediaTime.zero..<MediaTime(seconds: 6)
+        let chunk = try await file.encode(range, format: .flac, speed: speed)
+        let samples = try await decoded(chunk)
+        let expected = 6 * 16_000 / speed
+        #expect(abs(Double(samples.count) - expected) <= expected * 0.01, "\(samples.count) samples, expected about \(expected)")
+        #expect(abs(frequency(samples) - 440) <= 440 * 0.02, "the tone came out at \(frequency(samples)) Hz")
+    }
+
+    @Test("a speed outside atempo's range is refused before anything is decoded")
+    func outOfRange() async throws {
+        let file = MediaFile(.file(path: try Fixtures.path("book.m4b")))
+        await #expect(throws: MediaError.self) { try await file.encode(.zero..<MediaTime(seconds: 2), speed: 200) }
+    }
+}

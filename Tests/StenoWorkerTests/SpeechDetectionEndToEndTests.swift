@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoMedia
 import StenoPostgres
 import StenoStore
 import StenoTestSupport
@@ -192,6 +193,51 @@ struct SpeechDetectionEndToEndTests {
                 #expect(json.contains("the the the the"))
                 for format in [TranscriptFormat.txt, .srt, .vtt, .podcast] {
                     #expect(!(try format.render(transcript)).contains("the the"), "\(format) shows flagged text")
+                }
+            }
+        }
+    }
+}
+
+@Suite("Speed-up before upload, end to end", .serialized, .timeLimit(.minutes(3)))
+struct SpeedUpEndToEndTests {
+    @Test("STENO_SPEEDUP 1.5: the backend gets two thirds of the seconds, and its times are scaled back to the media's clock")
+    func timesScaledBack() async throws {
+        let (audio, _) = try EpisodeTruth.load("episode-short")
+        let backend = try FaultServer { _, _ in
+            .json(200, #"{"text":"Welcome back.","segments":[{"id":0,"start":1.0,"end":3.0,"text":"Welcome back."}],"words":[{"word":"Welcome","start":1.0,"end":2.0},{"word":"back.","start":2.0,"end":3.0}]}"#)
+        }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: {
+                $0.planner.targetDuration = MediaTime(seconds: 20)
+                $0.speedup = 1.5
+            }) { _ in
+                let mediaID = try await db.enqueue(audio.path)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                let chunks = try await client.query(
+                    "SELECT start_seconds, end_seconds, segments::text AS segments FROM chunks WHERE media_id = \(mediaID) AND uploaded ORDER BY start_seconds")
+                #expect(chunks.count == backend.requests.count)
+                // The uploads (in whatever order they were sent) hold the chunks played 1.5 times as fast.
+                var sent: [Double] = []
+                for request in backend.requests {
+                    let url = FileManager.default.temporaryDirectory.appendingPathComponent("steno-upload-\(UUID().uuidString).flac")
+                    try Data(try #require(request.parts.first { $0.name == "file" }).body).write(to: url)
+                    defer { try? FileManager.default.removeItem(at: url) }
+                    sent.append(try #require(try await MediaFile(.file(path: url.path)).probe().duration).seconds)
+                }
+                let lengths = try chunks.map { row -> Double in try row.decode("end_seconds") - row.decode("start_seconds") }
+                for (heard, length) in zip(sent.sorted(), lengths.sorted()) {
+                    #expect(abs(heard - length / 1.5) <= 0.05, "sent \(heard) s for a chunk of \(length) s")
+                }
+                for row in chunks {
+                    let start: Double = try row.decode("start_seconds")
+                    // 1.0-3.0 s of what the backend heard is 1.5-4.5 s into the chunk.
+                    let segments = try JSONDecoder().decode([TimedSegment].self, from: Data(try row.decode("segments", as: String.self).utf8))
+                    let segment = try #require(segments.first)
+                    #expect(abs(segment.start - (start + 1.5)) < 0.01 && abs(segment.end - (start + 4.5)) < 0.01, "\(segment) in a chunk at \(start)")
                 }
             }
         }

@@ -37,6 +37,11 @@ public struct WorkerConfiguration: Sendable {
     public var speechDetection = true
     /// The checks every answer passes (`AnswerGate`).
     public var gate = AnswerGate()
+    /// Chunks are played this much faster before upload, their pitch kept (`STENO_SPEEDUP`,
+    /// 1 to 3): fewer seconds billed, times scaled back. bench/quality measures what it costs in
+    /// words.
+    public var speedup = 1.0
+    public static let speedupRange = 1.0...3.0
 
     public init(
         workerID: String = WorkerConfiguration.defaultWorkerID(),

@@ -18,6 +18,8 @@ public struct ChunkJobHandler: JobHandler {
     let voice: SileroModel?
     /// Reviews each answer against the chunk's detected speech; nil with speech detection off.
     let gate: AnswerGate?
+    /// The audio is played this much faster before it is sent (`STENO_SPEEDUP`); 1 sends it as is.
+    let speedup: Double
     let format: ChunkFormat
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
@@ -28,7 +30,8 @@ public struct ChunkJobHandler: JobHandler {
     let requests: AdaptiveLimiter
 
     init(
-        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, format: ChunkFormat,
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, speedup: Double = 1,
+        format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
@@ -42,6 +45,7 @@ public struct ChunkJobHandler: JobHandler {
         self.planner = planner
         self.voice = voice
         self.gate = gate
+        self.speedup = speedup
         self.format = format
         self.transcription = transcription
     }
@@ -90,7 +94,7 @@ public struct ChunkJobHandler: JobHandler {
         // then drops them once sent, so a job waiting for the backend's answer holds no audio
         // (3.6 MB for 180 s of FLAC); a retry encodes the chunk again.
         let encode: @Sendable () async throws -> [UInt8] = { [extraction, format] in
-            try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit).data }
+            try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit, speed: speedup).data }
         }
         let upload: UploadAudio
         do {
@@ -104,7 +108,7 @@ public struct ChunkJobHandler: JobHandler {
         try context.checkCancellation()
         let encodedBytes = upload.count
         var request = TranscriptionRequest(
-            upload: upload, format: audioFormat, duration: .seconds(chunk.end - chunk.start),
+            upload: upload, format: audioFormat, duration: .seconds((chunk.end - chunk.start) / speedup),
             language: chunk.language, prompt: chunk.prompt, model: chunk.model)
         if let watch = context.leaseWatch {
             let cancellation = context.cancellation
@@ -123,7 +127,7 @@ public struct ChunkJobHandler: JobHandler {
                 ])
             }
         }
-        let stored = try await gated(Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encodedBytes), result, chunk, request, context)
+        let stored = try await gated(Self.stored(result, chunk: chunk.start...chunk.end, encodedBytes: encodedBytes, speedup: speedup), result, chunk, request, context)
         // Marked before the write, which may wait on the chapter's lock or on the database: if
         // this attempt loses its lease meanwhile, the job's next attempt waits for this answer.
         do {
@@ -183,10 +187,10 @@ public struct ChunkJobHandler: JobHandler {
             let second = try await requests.withPermit(classify: Self.congestion) {
                 try await transcription.transcribe(again, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
             }
-            let stored = Self.stored(second, chunk: range, encodedBytes: first.encodedBytes)
+            let stored = Self.stored(second, chunk: range, encodedBytes: first.encodedBytes, speedup: speedup)
             let secondReview = Self.review(stored, second, chunk: range, speech: speech, gate: gate)
-            // Both asks were billed: by the backend's usage where it said, else by the chunk's length.
-            let length = chunk.end - chunk.start
+            // Both asks were billed: by the backend's usage where it said, else by the audio sent.
+            let length = (chunk.end - chunk.start) / speedup
             paid = ((paid.seconds ?? length) + (stored.usageSeconds ?? length), Self.sum(paid.cost, stored.costUSD))
             if secondReview.flaggedCharacters < review.flaggedCharacters {
                 chosen = (stored, secondReview)
@@ -297,9 +301,12 @@ public struct ChunkJobHandler: JobHandler {
     /// The result on the media's clock: the backend's times are relative to the chunk's start,
     /// and are clamped to the chunk's audio, since a backend can stamp a segment past the end of
     /// what it was sent (one third-party server answered 20 s past a chunk's end).
-    static func stored(_ result: TranscriptionResult, chunk: ClosedRange<Double>, encodedBytes: Int) -> WorkStore.StoredTranscription {
+    /// With a `speedup`, the backend heard the chunk that much faster: its times are scaled back.
+    static func stored(
+        _ result: TranscriptionResult, chunk: ClosedRange<Double>, encodedBytes: Int, speedup: Double = 1
+    ) -> WorkStore.StoredTranscription {
         let transcription = result.transcription
-        func onTheMediaClock(_ offset: Double) -> Double { min(max(chunk.lowerBound + offset, chunk.lowerBound), chunk.upperBound) }
+        func onTheMediaClock(_ offset: Double) -> Double { min(max(chunk.lowerBound + offset * speedup, chunk.lowerBound), chunk.upperBound) }
         return WorkStore.StoredTranscription(
             text: transcription.text.trimmingCharacters(in: .whitespacesAndNewlines),
             segments: transcription.segments.map {

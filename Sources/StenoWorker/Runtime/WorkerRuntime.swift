@@ -73,7 +73,7 @@ public final class WorkerRuntime: Service, Sendable {
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
-                store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
+                store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate, speedup: configuration.speedup,
                 format: configuration.chunkFormat, transcription: transcription,
                 metrics: metrics, outages: outages, requests: requests, sourceTimeout: configuration.sourceTimeout,
                 answerWriteWindow: configuration.answerWriteWindow),
