@@ -8,21 +8,27 @@ struct SpeechTimingTests {
         let speech = [10.0...14.0, 20.0...25.0]
         let words = [
             TimedWord(word: "Early", start: 7.0, end: 7.4),  // in the music before the speech
-            TimedWord(word: "start", start: 9.8, end: 10.3),  // reaches back into the music: cut to the speech
+            TimedWord(word: "start", start: 8.8, end: 10.3),  // reaches far back into the music: cut to where the detector may have been late
             TimedWord(word: "late", start: 16.0, end: 16.5),  // in the pause: nearer the first stretch's end
             TimedWord(word: "next", start: 18.6, end: 19.0),  // nearer the second stretch's start
             TimedWord(word: "inside", start: 21.0, end: 21.5),
-            TimedWord(word: "across", start: 24.5, end: 26.0),  // runs past the speech: cut at its end
+            TimedWord(word: "across", start: 24.5, end: 26.0),  // runs well past the speech: cut
         ]
         let snapped = SpeechSnap.words(words, onto: speech)
         #expect(snapped.map(\.word) == words.map(\.word))
         #expect(snapped[0].start == 10.0 && abs(snapped[0].end - 10.4) < 1e-9)
-        #expect(snapped[1].start == 10.0 && snapped[1].end == 10.3)
-        #expect(snapped.allSatisfy { word in speech.contains { $0.lowerBound <= word.start && word.end <= $0.upperBound } })
+        // The word after it keeps its order: it starts no earlier than the moved word.
+        #expect(snapped[1].start == 10.0 && snapped[1].end == 10.3, "after the word moved before it")
+        // Alone, it is cut to where the detector may have heard the voice late.
+        let alone = SpeechSnap.words([words[1]], onto: speech)
+        #expect(abs(alone[0].start - (10.0 - SpeechSnap.onsetLag)) < 1e-9 && alone[0].end == 10.3)
+        #expect(snapped.allSatisfy { word in
+            speech.contains { $0.lowerBound - SpeechSnap.onsetLag <= word.start && word.end <= $0.upperBound + SpeechSnap.offsetLag }
+        })
         #expect(abs(snapped[2].end - 14.0) < 1e-9 && abs(snapped[2].start - 13.5) < 1e-9)
         #expect(snapped[3].start == 20.0)
         #expect(snapped[4] == words[4])
-        #expect(snapped[5].start == 24.5 && snapped[5].end == 25.0)
+        #expect(snapped[5].start == 24.5 && abs(snapped[5].end - (25.0 + SpeechSnap.offsetLag)) < 1e-9)
         #expect(zip(snapped, snapped.dropFirst()).allSatisfy { $0.start <= $1.start })
         // No speech known: nothing moves.
         #expect(SpeechSnap.words(words, onto: []) == words)

@@ -3,19 +3,26 @@
 /// Whisper stretches and shifts word times over music and silence: a sentence spoken right
 /// after a music bed is often stamped inside the bed. A word that overlaps no detected speech is
 /// moved to the nearest edge of the nearest stretch of speech, keeping its length where that
-/// stretch allows; a word that reaches out of speech (the first word of a sentence after music,
-/// stretched back into it) is cut back to the speech it touches. The words' order is kept.
+/// stretch allows; a word that reaches far out of speech (the first word of a sentence after
+/// music, stretched back into it) is cut back. The detector hears a voice start late (up to a
+/// second after music), so a word may begin up to `onsetLag` before the speech it touches and
+/// end up to `offsetLag` after it: the backend heard those sounds, the detector had not yet.
+/// The words' order is kept.
 public enum SpeechSnap {
+    public static let onsetLag = 0.8
+    public static let offsetLag = 0.2
+
     public static func words(_ words: [TimedWord], onto speech: [ClosedRange<Double>]) -> [TimedWord] {
         guard !speech.isEmpty else { return words }
         let regions = speech.sorted { $0.lowerBound < $1.lowerBound }
+        let heard = regions.map { ($0.lowerBound - onsetLag)...($0.upperBound + offsetLag) }
         var snapped: [TimedWord] = []
         snapped.reserveCapacity(words.count)
         var earliest = -Double.infinity
         for var word in words {
             let start = word.start
             let end = max(word.start, word.end)
-            let touched = regions.filter { $0.lowerBound <= end && start <= $0.upperBound }
+            let touched = heard.filter { $0.lowerBound <= end && start <= $0.upperBound }
             if let first = touched.first, let last = touched.last {
                 word.start = max(start, first.lowerBound)
                 word.end = min(end, last.upperBound)
