@@ -36,15 +36,20 @@ public struct VoiceActivity: Sendable, Hashable {
     /// The stretches of speech, found as Silero's `get_speech_timestamps` finds them: speech
     /// starts at a window at or above `threshold` and ends once windows stay below
     /// `threshold - 0.15` for `shortestPause`; runs shorter than `shortestSpeech` are dropped;
-    /// each run is widened by `padding` on both sides (never past its neighbours).
+    /// each run is widened by `padding` on both sides (never past its neighbours). A run ends
+    /// after its last window at or above `threshold`, not where it fell below the lower line:
+    /// the model's probability decays for a few hundred milliseconds into music after a voice
+    /// stops (0.33 s into a beat on the bench episodes), and words laid over the run would follow.
     public func speech(_ thresholds: Thresholds = Thresholds()) -> [ClosedRange<Double>] {
         let low = thresholds.threshold - 0.15
         let pauseWindows = max(1, Int((thresholds.shortestPause / Self.windowSeconds).rounded(.up)))
         var runs: [Range<Int>] = []
         var runStart: Int?
         var quietSince: Int?
+        var lastHigh = 0
         for index in probabilities.indices {
             let probability = probability(ofWindow: index)
+            if probability >= thresholds.threshold { lastHigh = index }
             if let first = runStart {
                 if probability >= low {
                     quietSince = nil
@@ -52,7 +57,7 @@ public struct VoiceActivity: Sendable, Hashable {
                     let since = quietSince ?? index
                     quietSince = since
                     if index + 1 - since >= pauseWindows {
-                        runs.append(first..<since)
+                        runs.append(first..<(lastHigh + 1))
                         runStart = nil
                         quietSince = nil
                     }
@@ -61,7 +66,7 @@ public struct VoiceActivity: Sendable, Hashable {
                 runStart = index
             }
         }
-        if let first = runStart { runs.append(first..<(quietSince ?? probabilities.count)) }
+        if let first = runStart { runs.append(first..<(lastHigh + 1)) }
         let shortest = thresholds.shortestSpeech / Self.windowSeconds
         var regions: [ClosedRange<Double>] = []
         for run in runs where Double(run.count) >= shortest {
