@@ -21,15 +21,24 @@ pause under a music bed with the bed's label, music or music-beat).
 
 Per run:
 
-- words outside speech: unflagged words whose middle lies in non-speech, by label. A word's
-  times are the segment's `words` when the export has them (and they spell the segment's
-  text), else the segment's span spread over its words by their length;
+- words outside speech: unflagged words whose middle lies more than 0.25 s (EDGE_TOLERANCE)
+  inside non-speech, by label. The depth is measured in the stretch of touching non-speech
+  regions (music then silence is one stretch) from its edges that meet speech or a pause; the
+  file's own start and end are no such edge. The tolerance absorbs word-timing imprecision:
+  neither the model's word boundaries nor the ground truth's (each sentence's audio trimmed at
+  0.5 % of its peak by make-episodes) are finer than a quarter of a second, while the failure
+  measured is a word placed seconds into music or silence. A word's times are the segment's
+  `words` when the export has them (and they spell the segment's text), else the segment's
+  span spread over its words by their length;
 - flagged: segments and words held back, and how many of those words lie over speech (not in
   non-speech: possibly real speech lost);
 - invented phrases: unflagged segments holding a run of 2 or more words that a word-level
-  Levenshtein alignment against the ground truth marks as inserted, or whose whole text is a
-  phrase Whisper is known to invent ("you", "thank you", "thanks for watching", ...) with no
-  word aligned as equal to the ground truth;
+  Levenshtein alignment against the ground truth marks as inserted and that lies in non-speech
+  (music, silence, noise, a pause), or whose whole text is a phrase Whisper is known to invent
+  ("you", "thank you", "thanks for watching", ...) with no word aligned as equal to the ground
+  truth. An inserted run inside a spoken sentence is the model mishearing speech ("pump can
+  somewhere no about" for "pumpkins somewhere nobody"): it counts in WER and is listed as
+  `inserted_in_speech`, not as invented;
 - paid seconds (chunks uploaded and succeeded: end - start, overlaps included), detected speech
   (sum of the chunks' speech_seconds), true speech (sum of the sentences' durations), and
   paid / true speech;
@@ -50,6 +59,7 @@ import json
 import os
 import sys
 
+EDGE_TOLERANCE = 0.25 # seconds: a word's middle must lie deeper than this in non-speech to be outside speech
 OFF_LIMIT = 1.0       # seconds: a segment start further than this from its first word is "off"
 SPAN_LIMIT = 2.0      # seconds of non-speech inside one segment that make it "spanning"
 BED_PAUSE = 1.0       # a region between two sentences shorter than this is a pause
@@ -164,8 +174,33 @@ def load_truth(episode):
         nonspeech.append((start, end, label))
     nonspeech.sort()
     speech = sum(e - s for s, e, _ in sentences)
+    duration = float(episode.get("duration") or 0.0)
     return dict(ref=ref, sentences=sentences, nonspeech=nonspeech, speech=speech,
-                duration=float(episode.get("duration") or 0.0), notes=notes)
+                stretches=stretches(nonspeech, duration), duration=duration, notes=notes)
+
+
+def stretches(nonspeech, duration):
+    """Touching non-speech regions joined: [(start, end)], an edge at the file's start or end
+    (nothing spoken beyond it) made infinite."""
+    out = []
+    for start, end, _ in nonspeech:
+        if out and start <= out[-1][1] + 1e-6:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    last = max([duration] + [e for _, e in out])
+    return [(float("-inf") if a <= 1e-6 else a, float("inf") if b >= last - 1e-6 else b) for a, b in out]
+
+
+def depth_in_nonspeech(truth, t):
+    """How far t lies inside non-speech from the nearest edge that meets speech or a pause (0
+    when t is not in non-speech)."""
+    for a, b in truth["stretches"]:
+        if a <= t < b:
+            return min(t - a, b - t)
+        if a > t:
+            break
+    return 0.0
 
 
 def flag_reason(segment):
@@ -258,11 +293,16 @@ def score(truth, segments):
     r["word_times"] = "none" if not timed else "backend" if all(timed) else "spread" if not any(timed) else "mixed"
 
     outside, by_label = [], {}
-    for word, a, b in hyp:
+    for p, (word, a, b) in enumerate(hyp):
         label = region_at(nonspeech, (a + b) / 2)
-        if label is not None:
+        depth = depth_in_nonspeech(truth, (a + b) / 2)
+        if label is not None and depth > EDGE_TOLERANCE:
             by_label[label] = by_label.get(label, 0) + 1
-            outside.append(dict(word=word, start=round(a, 3), end=round(b, 3), label=label))
+            outside.append(dict(word=word, start=round(a, 3), end=round(b, 3), label=label,
+                                depth=None if depth == float("inf") else round(depth, 3),
+                                segment_start=round(segments[owner[p][0]]["start"], 3),
+                                segment_end=round(segments[owner[p][0]]["end"], 3),
+                                segment_text=segments[owner[p][0]]["text"].strip()))
     r.update(words_outside_speech=len(outside), words_outside_speech_by_label=by_label, outside_speech=outside)
 
     # alignment, WER
@@ -279,7 +319,7 @@ def score(truth, segments):
              wer=round(100.0 * errors / len(ref), 2) if ref else (0.0 if not hyp else 100.0))
 
     # invented phrases: inserted runs of 2+ words, and known phrases aligned to nothing
-    invented_words, invented_segments, invented = set(), set(), []
+    invented_words, invented_segments, invented, misheard = set(), set(), [], []
     j = 0
     while j < len(hyp):
         if ref_of.get(j, (None, None))[1] != "ins":
@@ -290,13 +330,17 @@ def score(truth, segments):
             end += 1
         if end - j >= 2:
             run = range(j, end)
-            invented_words.update(run)
             segs = sorted({owner[p][0] for p in run})
-            invented_segments.update(segs)
             a, b = hyp[j][1], hyp[end - 1][2]
-            invented.append(dict(kind="inserted run", text=" ".join(hyp[p][0] for p in run), words=end - j,
-                                 start=round(a, 3), end=round(b, 3), where=where(truth, (a + b) / 2),
-                                 segment_text=" / ".join(segments[k]["text"].strip() for k in segs)))
+            found = dict(kind="inserted run", text=" ".join(hyp[p][0] for p in run), words=end - j,
+                         start=round(a, 3), end=round(b, 3), where=where(truth, (a + b) / 2),
+                         segment_text=" / ".join(segments[k]["text"].strip() for k in segs))
+            if found["where"] == "speech":
+                misheard.append(found)
+            else:
+                invented_words.update(run)
+                invented_segments.update(segs)
+                invented.append(found)
         j = end
     first_of = {}
     for p, (k, n) in enumerate(owner):
@@ -316,7 +360,8 @@ def score(truth, segments):
                              start=round(s["start"], 3), end=round(s["end"], 3),
                              where=where(truth, (s["start"] + s["end"]) / 2), segment_text=s["text"].strip()))
     invented.sort(key=lambda x: x["start"])
-    r.update(invented_segments=len(invented_segments), invented_words=len(invented_words), invented=invented)
+    r.update(invented_segments=len(invented_segments), invented_words=len(invented_words), invented=invented,
+             inserted_in_speech=misheard)
 
     # segment starts
     matched, off_word, off_sentence, late = 0, [], [], []
@@ -456,6 +501,10 @@ def totals(results):
     return out
 
 
+def depth_text(x):
+    return "%.2f" % x["depth"] if x.get("depth") is not None else "inf (from the file's edge)"
+
+
 def details(r):
     lines = ["## %s" % r.get("name", r["shape"]), ""]
     lines.append("media %s, %s word times, wall %s s; chunks %s (uploaded %s, never sent %s); paid %s s, "
@@ -470,9 +519,10 @@ def details(r):
     lines.append("flagged (%d segments, %d words, %d over speech):" % (r["flagged_segments"], r["flagged_words"], r["flagged_words_over_speech"]))
     for x in r["flagged"]:
         lines.append("  %8.2f-%8.2f  %-20s %-12s %r" % (x["start"], x["end"], x["reason"], x["where"], x["text"]))
-    lines.append("words outside speech (%d):" % r["words_outside_speech"])
+    lines.append("words outside speech, middle more than %.2f s into non-speech (%d):" % (EDGE_TOLERANCE, r["words_outside_speech"]))
     for x in r["outside_speech"]:
-        lines.append("  %8.2f-%8.2f  %-12s %s" % (x["start"], x["end"], x["label"], x["word"]))
+        lines.append("  %8.2f-%8.2f  %-12s %-14s %s s in, of %.2f-%.2f %r"
+                     % (x["start"], x["end"], x["label"], x["word"], depth_text(x), x["segment_start"], x["segment_end"], x["segment_text"]))
     lines.append("invented phrases (%d segments, %d words):" % (r["invented_segments"], r["invented_words"]))
     for x in r["invented"]:
         lines.append("  %8.2f-%8.2f  %-12s %-12s %r in %r" % (x["start"], x["end"], x["kind"], x["where"], x["text"], x["segment_text"]))
@@ -492,13 +542,14 @@ def examples(r, count):
     for x in r["invented"][:count]:
         out.append("  invented (%s, %s) at %.2f s: %r" % (x["kind"], x["where"], x["start"], x["text"]))
     for x in r["outside_speech"][:count]:
-        out.append("  outside speech (%s) at %.2f s: %r" % (x["label"], x["start"], x["word"]))
+        out.append("  outside speech (%s) %r at %.2f-%.2f s, %s s in, of %.2f-%.2f %r"
+                   % (x["label"], x["word"], x["start"], x["end"], depth_text(x), x["segment_start"], x["segment_end"], x["segment_text"][:80]))
     for x in r["flagged"][:count]:
         out.append("  flagged %s (%s) at %.2f s: %r" % (x["reason"], x["where"], x["start"], x["text"]))
     for x in r["starts_off"][:count]:
         out.append("  start %.2f s is %+.2f s from %r: %r" % (x["start"], x["off"], x["word"], x["text"][:60]))
     for x in r["spanning"][:count]:
-        out.append("  segment %.2f-%.2f s spans %.1f s of %s" % (x["start"], x["end"], x["nonspeech_seconds"], ",".join(x["labels"])))
+        out.append("  segment %.2f-%.2f s spans %.1f s of %s: %r" % (x["start"], x["end"], x["nonspeech_seconds"], ",".join(x["labels"]), x["text"][:80]))
     if out:
         out.insert(0, "%s:" % r.get("name", r["shape"]))
     for note in r["notes"]:
@@ -617,8 +668,9 @@ def self_test(episode_path=None):
     segs[2]["start"] += 2.0
     segs[2]["end"] += 2.0
     r = score(truth, load_export(ex)[0])
-    check("inserted run", (r["invented_segments"], r["invented_words"], r["ins"]), (1, 3, 3))
-    check("inserted text", r["invented"][0]["text"], "big fat lovely")
+    # Inside a spoken sentence: misheard speech, counted in WER, not invented.
+    check("inserted run", (r["invented_segments"], r["invented_words"], r["ins"]), (0, 0, 3))
+    check("inserted text", [x["text"] for x in r["inserted_in_speech"]], ["big fat lovely"])
     check("late", (r["starts_over_1s"], r["max_start_off_seconds"]), (1, 2.0))
     check("late vs sentence", r["starts_over_1s_sentence"], 1)
     check("late WER", r["wer"], round(100.0 * 3 / len(truth["ref"]), 2))
@@ -635,6 +687,30 @@ def self_test(episode_path=None):
     # "Goodbye for now." spread over 13.6-19.0 by length (8, 4, 4): "for" (16.3-17.65) and
     # "now" (17.65-19.0) have their middles in the silence from 15.0.
     check("spread words outside", (r["words_outside_speech"], [x["word"] for x in r["outside_speech"]]), (2, ["for", "now"]))
+
+    # The tolerance, both ways: a word whose middle lies 0.2 s into non-speech is not outside
+    # speech, one 0.4 s in is. "Hello" before the first sentence (5.0) in the intro music, "now"
+    # after the last (15.0) in the silence; the intro's start is the file's, no edge.
+    def shifted(middle_hello, middle_now):
+        ex = fake_export(episode)
+        segs = ex["chapters"][0]["segments"]
+        segs[0]["words"][0].update(start=middle_hello - 0.2, end=middle_hello + 0.2)
+        segs[0]["start"] = middle_hello - 0.2
+        segs[-1]["words"][-1].update(start=middle_now - 0.2, end=middle_now + 0.2)
+        segs[-1]["end"] = middle_now + 0.2
+        return score(truth, load_export(ex)[0])
+    r = shifted(5.0 - 0.2, 15.0 + 0.2)
+    check("0.2 s in: not outside", r["words_outside_speech"], 0)
+    r = shifted(5.0 - 0.4, 15.0 + 0.4)
+    check("0.4 s in: outside", ([(x["word"], x["label"], x["depth"]) for x in r["outside_speech"]]),
+          [("hello", "music", 0.4), ("now", "silence", 0.4)])
+    check("0.4 s in: segment text", r["outside_speech"][1]["segment_text"], "Goodbye for now.")
+    # The silence (15-21) and the applause (21-30) are one stretch: a word just past their
+    # border is 6 s into non-speech, counted under the applause.
+    ex = fake_export(episode, extra=[seg(21.0, 21.2, "Hello.")])
+    r = score(truth, load_export(ex)[0])
+    check("border of two regions", [(x["label"], x["depth"]) for x in r["outside_speech"]], [("applause", 6.1)])
+    check("tolerance", EDGE_TOLERANCE, 0.25)
 
     # Words that do not spell the text: the span is spread, with a note.
     ex = fake_export(episode)
