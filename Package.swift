@@ -153,7 +153,7 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoMedia", "StenoStore", "StenoPostgres", "StenoCore",
+                "StenoMedia", "StenoStore", "StenoPostgres", "StenoVoice", "StenoCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/Sources/steno-bench"

@@ -5,7 +5,8 @@ import StenoMedia
 
 // Extracts every chunk of a book to 16 kHz mono FLAC with StenoMedia, then has the ffmpeg
 // command line do the same work chunk by chunk, then times ffmpeg's decode-only floor, and
-// prints the ratios. See bench/README.md. `steno-bench queue-drain` is bench/queue's drainer.
+// prints the ratios. See bench/README.md. `steno-bench queue-drain` is bench/queue's drainer,
+// `steno-bench voice` bench/voice's speech detector.
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -21,6 +22,11 @@ func runFFmpeg(_ arguments: [String]) throws {
     guard process.terminationStatus == 0 else {
         throw MediaError(.internalFailure, "ffmpeg \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
     }
+}
+
+if CommandLine.arguments.dropFirst().first == "voice" {
+    try await VoiceSpeed.run(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
 }
 
 if CommandLine.arguments.dropFirst().first == "queue-drain" {
