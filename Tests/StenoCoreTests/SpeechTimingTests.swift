@@ -15,21 +15,22 @@ struct SpeechTimingTests {
             TimedWord(word: "across", start: 24.5, end: 26.0),  // runs well past the speech: cut
         ]
         let snapped = SpeechSnap.words(words, onto: speech)
+        let lead = SpeechSnap.onsetLag
+        let lag = SpeechSnap.offsetLag
         #expect(snapped.map(\.word) == words.map(\.word))
-        #expect(snapped[0].start == 10.0 && abs(snapped[0].end - 10.4) < 1e-9)
-        // The word after it keeps its order: it starts no earlier than the moved word.
-        #expect(snapped[1].start == 10.0 && snapped[1].end == 10.3, "after the word moved before it")
-        // Alone, it is cut to where the detector may have heard the voice late.
-        let alone = SpeechSnap.words([words[1]], onto: speech)
-        #expect(abs(alone[0].start - (10.0 - SpeechSnap.onsetLag)) < 1e-9 && alone[0].end == 10.3)
-        #expect(snapped.allSatisfy { word in
-            speech.contains { $0.lowerBound - SpeechSnap.onsetLag <= word.start && word.end <= $0.upperBound + SpeechSnap.offsetLag }
-        })
-        #expect(abs(snapped[2].end - 14.0) < 1e-9 && abs(snapped[2].start - 13.5) < 1e-9)
-        #expect(snapped[3].start == 20.0)
+        // Moved to where the voice may begin: the detector hears it up to `onsetLag` late.
+        #expect(abs(snapped[0].start - (10.0 - lead)) < 1e-9 && abs(snapped[0].end - (10.4 - lead)) < 1e-9)
+        // Cut to the same edge, and not before the word before it.
+        #expect(abs(snapped[1].start - (10.0 - lead)) < 1e-9 && snapped[1].end == 10.3)
+        // In the pause: nearer the first stretch's end, moved to just after it.
+        #expect(abs(snapped[2].end - (14.0 + lag)) < 1e-9 && abs(snapped[2].start - (13.5 + lag)) < 1e-9)
+        #expect(abs(snapped[3].start - (20.0 - lead)) < 1e-9)
         #expect(snapped[4] == words[4])
-        #expect(snapped[5].start == 24.5 && abs(snapped[5].end - (25.0 + SpeechSnap.offsetLag)) < 1e-9)
+        #expect(snapped[5].start == 24.5 && abs(snapped[5].end - (25.0 + lag)) < 1e-9)
         #expect(zip(snapped, snapped.dropFirst()).allSatisfy { $0.start <= $1.start })
+        #expect(snapped.allSatisfy { word in
+            speech.contains { $0.lowerBound - lead - 1e-9 <= word.start && word.end <= $0.upperBound + lag + 1e-9 }
+        })
         // No speech known: nothing moves.
         #expect(SpeechSnap.words(words, onto: []) == words)
     }

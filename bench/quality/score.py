@@ -6,10 +6,11 @@
 
 DIR holds episode-NAME.json as scripts/make-episodes writes it: `text`, `sentences` [{start,
 end, voice, text, over}] and `nonspeech` [{start, end, label}], which together tile the file.
-Each RUN_DIR holds run.json (written by bench/quality/quality: speech_detection, shape,
-granularities, chunk_seconds, episode, wall_seconds, media_id and the chunk figures read from
-the database: paid_seconds, detected_speech_seconds, usage_seconds, chunks, uploaded_chunks,
-skipped_chunks) and transcript.json (`steno transcript ID --format json`).
+Each RUN_DIR holds run.json (written by bench/quality/quality: speech_detection, speedup,
+shape, granularities, chunk_seconds, episode, wall_seconds, media_id and the chunk figures read
+from the database: paid_seconds, detected_speech_seconds, usage_seconds, chunks,
+uploaded_chunks, skipped_chunks; sent_seconds) and transcript.json (`steno transcript ID
+--format json`).
 
 Words are lowercase letters, digits and apostrophes; anything else separates words (as Steno's
 HallucinationPhrases.normalized does: "forty-two" is "forty two"). A segment with a "flag" (a
@@ -39,9 +40,12 @@ Per run:
   truth. An inserted run inside a spoken sentence is the model mishearing speech ("pump can
   somewhere no about" for "pumpkins somewhere nobody"): it counts in WER and is listed as
   `inserted_in_speech`, not as invented;
-- paid seconds (chunks uploaded and succeeded: end - start, overlaps included), detected speech
-  (sum of the chunks' speech_seconds), true speech (sum of the sentences' durations), and
-  paid / true speech;
+- paid seconds (chunks uploaded and succeeded: end - start, overlaps included: audio on the
+  media's clock), detected speech (sum of the chunks' speech_seconds), true speech (sum of the
+  sentences' durations), and paid / true speech; usage seconds (what the backend reported as
+  billed, summed; none for a backend that reports tokens); sent seconds (paid / the worker's
+  STENO_SPEEDUP: the audio the backend heard, shorter by the speed-up) and sent / true speech,
+  the cost side of a speed-up;
 - segment starts: each unflagged segment's first word aligned as equal (among its first 4)
   gives the ground-truth word; expected start = the start of its sentence + (index of the word
   in the sentence / the sentence's word count) x the sentence's duration (the index moved back
@@ -361,7 +365,8 @@ def score(truth, segments):
                              where=where(truth, (s["start"] + s["end"]) / 2), segment_text=s["text"].strip()))
     invented.sort(key=lambda x: x["start"])
     r.update(invented_segments=len(invented_segments), invented_words=len(invented_words), invented=invented,
-             inserted_in_speech=misheard)
+             inserted_in_speech=misheard, inserted_in_speech_runs=len(misheard),
+             inserted_in_speech_words=sum(x["words"] for x in misheard))
 
     # segment starts
     matched, off_word, off_sentence, late = 0, [], [], []
@@ -423,6 +428,12 @@ def score_run(directory, episodes_dir):
     r["duration_seconds"] = truth["duration"]
     paid = run.get("paid_seconds")
     r["paid_over_speech"] = round(paid / truth["speech"], 3) if paid is not None and truth["speech"] else None
+    # With a speed-up the backend heard paid / speedup seconds (a run.json of before has none: 1).
+    r["speedup"] = float(run.get("speedup") or 1.0)
+    if r.get("sent_seconds") is None and paid is not None:
+        r["sent_seconds"] = round(paid / r["speedup"], 3)
+    sent = r.get("sent_seconds")
+    r["sent_over_speech"] = round(sent / truth["speech"], 3) if sent is not None and truth["speech"] else None
     r["notes"] = truth["notes"] + notes + list(run.get("notes") or [])
     return r
 
@@ -439,20 +450,23 @@ def fmt(value, digits=1):
     return str(value)
 
 
-COLUMNS = ["detection", "shape", "chunk s", "episode", "wall s", "words", "WER %", "sub/del/ins",
+COLUMNS = ["detection", "speedup", "shape", "chunk s", "episode", "wall s", "words", "WER %", "sub/del/ins",
            "words outside speech", "flagged words (over speech)", "invented phrases (words)",
-           "paid s", "detected speech s", "true speech s", "paid / true speech", "segments",
+           "inserted in speech (words)", "paid s", "usage s", "sent s", "detected speech s", "true speech s",
+           "paid / true speech", "sent / true speech", "segments",
            "starts > 1 s off (max s)", "> 1 s from sentence start (max s)", "spanning > 2 s non-speech"]
 
 
 def row(r, total=False):
-    return [r.get("speech_detection", "on"), r["shape"], fmt(r["chunk_seconds"], 0),
+    return [r.get("speech_detection", "on"), "%g" % r.get("speedup", 1.0), r["shape"], fmt(r["chunk_seconds"], 0),
             r["episode"], fmt(r.get("wall_seconds")), str(r["words"]), fmt(r["wer"]),
             "%d/%d/%d" % (r["sub"], r["dele"], r["ins"]), str(r["words_outside_speech"]),
             "%d (%d)" % (r["flagged_words"], r["flagged_words_over_speech"]),
             "%d (%d)" % (r["invented_segments"], r["invented_words"]),
-            fmt(r.get("paid_seconds")), fmt(r.get("detected_speech_seconds")), fmt(r["truth_speech_seconds"]),
-            fmt(r.get("paid_over_speech"), 2), str(r["segments"]),
+            "%d (%d)" % (r["inserted_in_speech_runs"], r["inserted_in_speech_words"]),
+            fmt(r.get("paid_seconds")), fmt(r.get("usage_seconds")), fmt(r.get("sent_seconds")),
+            fmt(r.get("detected_speech_seconds")), fmt(r["truth_speech_seconds"]),
+            fmt(r.get("paid_over_speech"), 2), fmt(r.get("sent_over_speech"), 2), str(r["segments"]),
             "%d/%d (%s)" % (r["starts_over_1s"], r["segments_matched"], fmt(r["max_start_off_seconds"], 2)),
             "%d (%s)" % (r["starts_over_1s_sentence"], fmt(r["max_start_off_sentence_seconds"], 2)),
             "%d (%s)" % (r["segments_spanning_nonspeech"], fmt(r["max_nonspeech_in_segment_seconds"], 1))]
@@ -465,13 +479,13 @@ def table(rows):
 
 
 def totals(results):
-    """Each (detection, shape, chunk length) over its episodes: counts summed, WER pooled,
-    paid over true speech pooled, maxima of maxima."""
+    """Each (detection, speed-up, shape, chunk length) over its episodes: counts summed, WER
+    pooled, paid and sent over true speech pooled, maxima of maxima."""
     groups = {}
     for r in results:
-        groups.setdefault((r.get("speech_detection", "on"), r["shape"], r["chunk_seconds"]), []).append(r)
+        groups.setdefault((r.get("speech_detection", "on"), r.get("speedup", 1.0), r["shape"], r["chunk_seconds"]), []).append(r)
     out = []
-    for (mode, shape, seconds), rs in groups.items():
+    for (mode, speedup, shape, seconds), rs in groups.items():
         def total(key):
             return sum(x[key] for x in rs)
 
@@ -483,20 +497,25 @@ def totals(results):
             values = [x.get(key) for x in rs]
             return None if any(v is None for v in values) else round(sum(values), 3)
 
-        t = dict(speech_detection=mode, shape=shape, chunk_seconds=seconds,
+        t = dict(speech_detection=mode, speedup=speedup, shape=shape, chunk_seconds=seconds,
                  episode=",".join(x["episode"] for x in rs), wall_seconds=add("wall_seconds"))
         for key in ("words", "ref_words", "sub", "dele", "ins", "words_outside_speech", "flagged_words",
                     "flagged_words_over_speech", "invented_segments", "invented_words", "segments",
+                    "inserted_in_speech_runs", "inserted_in_speech_words",
                     "starts_over_1s", "segments_matched", "starts_over_1s_sentence", "segments_spanning_nonspeech"):
             t[key] = total(key)
         for key in ("max_start_off_seconds", "max_start_off_sentence_seconds", "max_nonspeech_in_segment_seconds"):
             t[key] = most(key)
         t["wer"] = round(100.0 * (t["sub"] + t["dele"] + t["ins"]) / t["ref_words"], 2) if t["ref_words"] else 0.0
         t["paid_seconds"] = add("paid_seconds")
+        t["usage_seconds"] = add("usage_seconds")
+        t["sent_seconds"] = add("sent_seconds")
         t["detected_speech_seconds"] = add("detected_speech_seconds")
         t["truth_speech_seconds"] = round(total("truth_speech_seconds"), 3)
         t["paid_over_speech"] = (round(t["paid_seconds"] / t["truth_speech_seconds"], 3)
                                  if t["paid_seconds"] is not None and t["truth_speech_seconds"] else None)
+        t["sent_over_speech"] = (round(t["sent_seconds"] / t["truth_speech_seconds"], 3)
+                                 if t["sent_seconds"] is not None and t["truth_speech_seconds"] else None)
         out.append(t)
     return out
 
@@ -508,9 +527,10 @@ def depth_text(x):
 def details(r):
     lines = ["## %s" % r.get("name", r["shape"]), ""]
     lines.append("media %s, %s word times, wall %s s; chunks %s (uploaded %s, never sent %s); paid %s s, "
-                 "detected speech %s s, true speech %s s, backend usage %s s"
+                 "speed-up %g: sent %s s; detected speech %s s, true speech %s s, backend usage %s s"
                  % (r.get("media_id"), r["word_times"], fmt(r.get("wall_seconds")), r.get("chunks"),
                     r.get("uploaded_chunks"), r.get("skipped_chunks"), fmt(r.get("paid_seconds"), 2),
+                    r.get("speedup", 1.0), fmt(r.get("sent_seconds"), 2),
                     fmt(r.get("detected_speech_seconds"), 2), fmt(r["truth_speech_seconds"], 2),
                     fmt(r.get("usage_seconds"), 2)))
     for note in r["notes"]:
@@ -726,10 +746,18 @@ def self_test(episode_path=None):
     # Totals pool the episodes.
     a = dict(score(truth, load_export(fake_export(episode))[0]), speech_detection="on", shape="openai",
              chunk_seconds=20, episode="x", wall_seconds=1.0, paid_seconds=10.0, detected_speech_seconds=9.0,
-             truth_speech_seconds=9.0, duration_seconds=30.0, paid_over_speech=None)
+             truth_speech_seconds=9.0, duration_seconds=30.0, paid_over_speech=None, speedup=1.0,
+             usage_seconds=11.0, sent_seconds=10.0)
     t = totals([a, dict(a, episode="y")])
     check("totals", (t[0]["words"], t[0]["paid_seconds"], t[0]["paid_over_speech"], t[0]["episode"]),
           (2 * a["words"], 20.0, round(20.0 / 18.0, 3), "x,y"))
+    check("totals: sent", (t[0]["usage_seconds"], t[0]["sent_seconds"], t[0]["sent_over_speech"]), (22.0, 20.0, round(20.0 / 18.0, 3)))
+    # A speed-up is a group of its own; a backend without usage (tokens) sums to none.
+    fast = dict(a, speedup=2.0, sent_seconds=5.0, usage_seconds=None)
+    t = totals([a, fast, dict(fast, episode="y")])
+    check("totals: speed-ups", [(x["speedup"], x["episode"], x["sent_seconds"], x["usage_seconds"]) for x in t],
+          [(1.0, "x", 10.0, 11.0), (2.0, "x,y", 10.0, None)])
+    check("totals: sent / speech", t[1]["sent_over_speech"], round(10.0 / 18.0, 3))
 
     if episode_path:
         with open(episode_path) as f:

@@ -2,13 +2,13 @@
 ///
 /// Whisper stretches and shifts word times over music and silence: a sentence spoken right
 /// after a music bed is often stamped inside the bed. A word that overlaps no detected speech is
-/// moved to the nearest edge of the nearest stretch of speech, keeping its length where that
-/// stretch allows; a word that reaches far out of speech (the first word of a sentence after
+/// moved to the nearest edge of where the nearest stretch of speech may be (below), keeping its
+/// length where that stretch allows; a word that reaches far out of speech (the first word of a sentence after
 /// music, stretched back into it) is cut back. The detector hears a voice start late (up to a
 /// second after music), so a word may begin up to `onsetLag` before the speech it touches and
 /// end up to `offsetLag` after it: the backend heard those sounds, the detector had not yet.
 /// 0.5 s on the bench episodes: at 0.8 s a first word the backend stretched back into applause
-/// stayed 0.29 s in it; cut at the detected start, a sentence after music began 1.02 s late.
+/// stayed 0.29 s in it; moved to the detected start, a sentence after music began 1.02 s late.
 /// The words' order is kept.
 public enum SpeechSnap {
     public static let onsetLag = 0.5
@@ -28,7 +28,9 @@ public enum SpeechSnap {
             if let first = touched.first, let last = touched.last {
                 word.start = max(start, first.lowerBound)
                 word.end = min(end, last.upperBound)
-            } else if let nearest = regions.min(by: { distance(start...end, $0) < distance(start...end, $1) }) {
+            } else if let nearest = heard.min(by: { distance(start...end, $0) < distance(start...end, $1) }) {
+                // To the edge of where the voice may be: a backend that stamps the first word at
+                // the start of the chunk is often closer to it than the late detector.
                 let length = min(end - start, nearest.upperBound - nearest.lowerBound)
                 if nearest.lowerBound > end {
                     word.start = nearest.lowerBound
