@@ -195,7 +195,7 @@ public struct TranscriptMerger: Sendable {
             let texts = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
             guard !texts.isEmpty else { continue }
             let bounds = segment.start...max(segment.start, segment.end)
-            var speech = SpeechRegions.clip(chunk.speech, to: bounds)
+            var speech = SpeechRegions.clip(Self.heard(chunk.speech), to: bounds)
             // Whisper stamps a segment's start early, often inside the last words of the one
             // before: a short tail of speech that began before the segment is not its own.
             if speech.count > 1, let first = chunk.speech.first(where: { $0.upperBound > bounds.lowerBound }),
@@ -205,6 +205,27 @@ public struct TranscriptMerger: Sendable {
             laid += UntimedWordLayout.lay(texts, over: speech.isEmpty ? [bounds] : speech)
         }
         return (laid, false)
+    }
+
+    /// The detector hears a voice start late (up to a second after music): words laid without
+    /// times begin this much before each detected stretch. Less than `SpeechSnap.onsetLag`, since
+    /// these times are Steno's guess, not the backend's: on the bench episodes 0.3 s brought a
+    /// sentence after a music intro from 1.02 s to within 1 s of its speech, and no first word
+    /// moved more than 0.25 s into the music before an accurately detected start.
+    static let untimedLead = 0.3
+
+    /// `speech` with each stretch begun `untimedLead` earlier, overlapping stretches joined.
+    static func heard(_ speech: [ClosedRange<Double>]) -> [ClosedRange<Double>] {
+        var joined: [ClosedRange<Double>] = []
+        for region in speech.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            let widened = (region.lowerBound - untimedLead)...region.upperBound
+            if let last = joined.last, widened.lowerBound <= last.upperBound {
+                joined[joined.count - 1] = last.lowerBound...max(last.upperBound, widened.upperBound)
+            } else {
+                joined.append(widened)
+            }
+        }
+        return joined
     }
 
     /// Clamps times into the chapter and keeps them from running backwards.
