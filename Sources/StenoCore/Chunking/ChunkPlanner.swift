@@ -73,16 +73,8 @@ public struct ChunkPlanner: Sendable {
     func uploadSpans(_ speech: [ClosedRange<Double>], within range: Range<MediaTime>) -> [Range<MediaTime>] {
         let lowest = range.lowerBound.seconds
         let highest = range.upperBound.seconds
-        var spans: [ClosedRange<Double>] = []
-        for region in speech {
-            let lower = max(region.lowerBound - configuration.uploadLead, lowest)
-            let upper = min(region.upperBound + configuration.uploadTail, highest)
-            if let last = spans.last, lower - last.upperBound <= configuration.longestUploadedPause {
-                spans[spans.count - 1] = last.lowerBound...max(last.upperBound, upper)
-            } else {
-                spans.append(lower...upper)
-            }
-        }
+        let widened = speech.map { max($0.lowerBound - configuration.uploadLead, lowest)...min($0.upperBound + configuration.uploadTail, highest) }
+        let spans = SpeechRegions.joined(widened, acrossGapsUpTo: configuration.longestUploadedPause)
         func time(_ seconds: Double) -> MediaTime {
             MediaTime.min(MediaTime.max(MediaTime(samples: Int64((seconds * 16_000).rounded()), rate: 16_000), range.lowerBound), range.upperBound)
         }

@@ -76,7 +76,8 @@ public struct AnswerGate: Sendable {
         guard !segments.isEmpty else {
             // One judgement for the whole answer, over all the chunk's speech.
             let whole = Segment(start: chunk.lowerBound, end: chunk.upperBound, text: trimmed)
-            if let reason = verdict(whole, spoken: Self.overlap(chunk, speech), heard: Self.overlap(chunk, speech)), !trimmed.isEmpty {
+            let spoken = SpeechRegions.seconds(of: speech, within: chunk)
+            if let reason = verdict(whole, spoken: spoken, heard: spoken), !trimmed.isEmpty {
                 return Review(text: "", segments: [], words: [], flagged: [FlaggedText(start: chunk.lowerBound, end: chunk.upperBound, text: trimmed, reason: reason)])
             }
             return Review(text: trimmed, segments: [], words: words, flagged: [])
@@ -87,7 +88,7 @@ public struct AnswerGate: Sendable {
             let body = segment.text.trimmingCharacters(in: .whitespaces)
             let span = segment.start...max(segment.start, segment.end)
             let near = (span.lowerBound - timeTolerance)...(span.upperBound + timeTolerance)
-            if !body.isEmpty, let reason = verdict(segment, spoken: Self.overlap(span, speech), heard: Self.overlap(near, speech)) {
+            if !body.isEmpty, let reason = verdict(segment, spoken: SpeechRegions.seconds(of: speech, within: span), heard: SpeechRegions.seconds(of: speech, within: near)) {
                 flagged.append(FlaggedText(start: segment.start, end: segment.end, text: body, reason: reason))
             } else {
                 kept.append(TimedSegment(start: segment.start, end: segment.end, text: body))
@@ -147,12 +148,5 @@ public struct AnswerGate: Sendable {
             }
         }
         return false
-    }
-
-    /// Seconds of `regions` inside `range`.
-    static func overlap(_ range: ClosedRange<Double>, _ regions: [ClosedRange<Double>]) -> Double {
-        regions.reduce(0) { total, region in
-            total + max(0, min(range.upperBound, region.upperBound) - max(range.lowerBound, region.lowerBound))
-        }
     }
 }

@@ -62,6 +62,24 @@ public struct SpeechRegions: Sendable, Hashable {
         Self.clip(regions, to: range)
     }
 
+    /// `regions` in order, with those less than `gap` apart (or overlapping) joined into one.
+    public static func joined(_ regions: [ClosedRange<Double>], acrossGapsUpTo gap: Double = 0) -> [ClosedRange<Double>] {
+        var joined: [ClosedRange<Double>] = []
+        for region in regions.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = joined.last, region.lowerBound - last.upperBound <= gap {
+                joined[joined.count - 1] = last.lowerBound...max(last.upperBound, region.upperBound)
+            } else {
+                joined.append(region)
+            }
+        }
+        return joined
+    }
+
+    /// Seconds of `regions` inside `range` (regions that do not overlap each other).
+    public static func seconds(of regions: [ClosedRange<Double>], within range: ClosedRange<Double>) -> Double {
+        regions.reduce(0) { $0 + max(0, min(range.upperBound, $1.upperBound) - max(range.lowerBound, $1.lowerBound)) }
+    }
+
     /// The parts of `regions` inside `range`; regions that only touch it are left out.
     public static func clip(_ regions: [ClosedRange<Double>], to range: ClosedRange<Double>) -> [ClosedRange<Double>] {
         regions.compactMap { region in

@@ -68,17 +68,10 @@ public struct VoiceActivity: Sendable, Hashable {
         }
         if let first = runStart { runs.append(first..<(lastHigh + 1)) }
         let shortest = thresholds.shortestSpeech / Self.windowSeconds
-        var regions: [ClosedRange<Double>] = []
-        for run in runs where Double(run.count) >= shortest {
-            let lower = max(seconds(ofWindow: run.lowerBound) - thresholds.padding, start.seconds)
-            let upper = min(seconds(ofWindow: run.upperBound) + thresholds.padding, end)
-            if let last = regions.last, lower <= last.upperBound {
-                regions[regions.count - 1] = last.lowerBound...max(last.upperBound, upper)
-            } else {
-                regions.append(lower...upper)
-            }
+        let padded = runs.filter { Double($0.count) >= shortest }.map { run in
+            max(seconds(ofWindow: run.lowerBound) - thresholds.padding, start.seconds)...min(seconds(ofWindow: run.upperBound) + thresholds.padding, end)
         }
-        return regions
+        return SpeechRegions.joined(padded)
     }
 
     /// Silero's defaults, with the short padding its own tools use: the regions start within

@@ -174,8 +174,7 @@ public struct TranscriptMerger: Sendable {
     /// Seconds between `start` and `end` outside `speech` (all of them when no speech is known).
     static func nonSpeech(between start: Double, and end: Double, speech: [ClosedRange<Double>]) -> Double {
         guard end > start else { return 0 }
-        let spoken = speech.reduce(0.0) { $0 + max(0, min(end, $1.upperBound) - max(start, $1.lowerBound)) }
-        return end - start - spoken
+        return end - start - SpeechRegions.seconds(of: speech, within: start...end)
     }
 
     /// The longest stretch of speech at a segment's start that still counts as the previous
@@ -216,16 +215,7 @@ public struct TranscriptMerger: Sendable {
 
     /// `speech` with each stretch begun `untimedLead` earlier, overlapping stretches joined.
     static func heard(_ speech: [ClosedRange<Double>]) -> [ClosedRange<Double>] {
-        var joined: [ClosedRange<Double>] = []
-        for region in speech.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            let widened = (region.lowerBound - untimedLead)...region.upperBound
-            if let last = joined.last, widened.lowerBound <= last.upperBound {
-                joined[joined.count - 1] = last.lowerBound...max(last.upperBound, widened.upperBound)
-            } else {
-                joined.append(widened)
-            }
-        }
-        return joined
+        SpeechRegions.joined(speech.map { ($0.lowerBound - untimedLead)...$0.upperBound })
     }
 
     /// Clamps times into the chapter and keeps them from running backwards.
