@@ -62,6 +62,80 @@ struct PostgresSessionLossTests {
         }
     }
 
+    /// The server's goodbye can be read between two statements of a transaction (a restart
+    /// signals a backend just after it answered): the session is then known to be over before
+    /// the next statement is sent. That statement must fail, not run in a new session where it
+    /// would commit on its own; the chaos test once left a chunk job `succeeded` with its chunk
+    /// still `running` that way, the chunk's own update rolled back with the old session.
+    @Test("a goodbye read between two statements of a transaction fails the transaction; nothing of it is committed")
+    func goodbyeInsideTransaction() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 1)
+            let admin = database.client(maxConnections: 1)
+            try await client.query("CREATE TABLE kept (n integer)", [])
+            let error = await #expect(throws: PostgresError.self) {
+                try await client.withTransaction { connection in
+                    try await connection.query("INSERT INTO kept VALUES (1)", [])
+                    let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
+                    try await admin.terminateBackend(pid)
+                    // Reads what the server sent, outside any statement: its FATAL goodbye.
+                    _ = try? await connection.waitForNotifications(timeout: .milliseconds(50))
+                    try await connection.query("INSERT INTO kept VALUES (2)", [])
+                }
+            }
+            #expect(error?.code == .connectionLost)
+            let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
+            #expect(rows == 0, "no statement of the lost transaction was committed")
+            await client.shutdown()
+            await admin.shutdown()
+        }
+    }
+
+    @Test("a transaction whose session was closed on the way does not carry on in a new session")
+    func closedInsideTransaction() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 1)
+            try await client.query("CREATE TABLE kept (n integer)", [])
+            let error = await #expect(throws: PostgresError.self) {
+                try await client.withTransaction { connection in
+                    try await connection.query("INSERT INTO kept VALUES (1)", [])
+                    await connection.close()
+                    try await connection.query("INSERT INTO kept VALUES (2)", [])
+                }
+            }
+            #expect(error?.code == .connectionLost)
+            let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
+            #expect(rows == 0, "no statement of the lost transaction was committed")
+            await client.shutdown()
+        }
+    }
+
+    /// A task cancelled as its transaction body ends never sends COMMIT: the transaction, and the
+    /// row locks it took, must not stay open on the connection the pool hands out next.
+    @Test("a transaction whose COMMIT was never sent is rolled back, not left open for the next caller")
+    func cancelledBeforeCommit() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 1)
+            try await client.query("CREATE TABLE kept (n integer)", [])
+            let attempt = Task {
+                try await client.withTransaction { connection in
+                    try await connection.query("INSERT INTO kept VALUES (1)", [])
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }
+            let error = await #expect(throws: PostgresError.self) { try await attempt.value }
+            #expect(error?.code == .cancelled)
+            // The same (only) connection: inside a transaction left open it would see its own row.
+            let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
+            #expect(rows == 0, "the uncommitted row is gone")
+            // A transaction that wrote has a transaction id; a statement of its own has none yet.
+            let fresh: Bool = try await client.query(
+                "SELECT txid_current_if_assigned() IS NULL AS fresh").single().decode("fresh")
+            #expect(fresh, "the next statement runs in a transaction of its own")
+            await client.shutdown()
+        }
+    }
+
     @Test("sessions keep TCP keepalives of about a minute unless the URL sets its own")
     func keepaliveDefaults() async throws {
         try await TestDatabase.with { database in

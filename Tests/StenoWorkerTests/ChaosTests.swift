@@ -209,6 +209,17 @@ struct ChaosTests {
                     SELECT (SELECT count(*) FROM jobs WHERE media_id = $1 AND state IN ('queued', 'running'))
                          + (SELECT count(*) FROM chunks WHERE media_id = $1 AND state IN ('queued', 'running')) AS count
                     """, id)
+                if ended.state != "succeeded" || running != 0 {
+                    let logged = started.flatMap { worker in
+                        worker.log.split(separator: "\n").filter { $0.contains("media.id=\(id) ") }.map { "\(worker.id): \($0)" }
+                    }
+                    print("""
+                        chaos (\(variant), chaos \(chaos)): \(book) (media \(id)) left unfinished:
+                        \(try await db.unfinished(id))
+                        its workers' log lines:
+                        \(logged.joined(separator: "\n"))
+                        """)
+                }
                 #expect(running == 0, "\(book): \(running) jobs or chunks left")
             }
             // Every answer beyond one per transcribed chunk was paid for twice.

@@ -35,6 +35,35 @@ struct WorkerTestDatabase {
         throw TestEnvironmentError("media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary)")
     }
 
+    /// Every job, chapter and chunk of the media that has not finished, with what its attempts
+    /// recorded: what a test prints when a media is left unfinished, to say where it stuck.
+    func unfinished(_ id: Int64) async throws -> String {
+        var lines: [String] = []
+        for row in try await client.query(
+            """
+            SELECT 'job ' || j.id || ' ' || j.kind || ' ' || j.state || ' attempt ' || j.attempt || '/' || j.max_attempts
+                   || ' chapter ' || coalesce(j.chapter_id::text, '-') || ' chunk ' || coalesce(j.chunk_id::text, '-')
+                   || ' due in ' || round(extract(epoch FROM j.run_at - now())::numeric, 1) || ' s'
+                   || ' lease ' || coalesce(j.lease_owner, '-') || ' ' || coalesce(round(extract(epoch FROM j.lease_expires_at - now())::numeric, 1)::text, '-')
+                   || ' error ' || coalesce(j.error_class, '-') || ': ' || coalesce(j.error_message, '-')
+                   || ' attempts [' || coalesce((SELECT string_agg(a.attempt || ' ' || a.outcome || ' ' || coalesce(a.worker, '-') || ' '
+                        || coalesce(a.error_class, '-') || coalesce(' ' || a.answer_discarded, ''), '; ' ORDER BY a.attempt)
+                        FROM job_attempts a WHERE a.job_id = j.id), '') || ']' AS line
+            FROM jobs j WHERE j.media_id = \(id) AND j.state NOT IN ('succeeded', 'cancelled')
+            UNION ALL
+            SELECT 'chapter ' || c.id || ' #' || c.index || ' ' || c.state FROM chapters c
+            WHERE c.media_id = \(id) AND c.state NOT IN ('succeeded', 'cancelled')
+            UNION ALL
+            SELECT 'chunk ' || k.id || ' chapter ' || k.chapter_id || ' ' || k.state
+                   || ' held ' || coalesce(round(extract(epoch FROM k.answer_held_until - now())::numeric, 1)::text, '-')
+            FROM chunks k WHERE k.media_id = \(id) AND k.state NOT IN ('succeeded', 'cancelled', 'split')
+            """)
+        {
+            lines.append(try row.decode("line", as: String.self))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Waits until no job of the media is queued or running.
     func waitForQuietJobs(_ id: Int64, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout

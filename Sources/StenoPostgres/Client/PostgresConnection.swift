@@ -16,10 +16,15 @@ import Synchronization
 ///
 /// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
 public final class PostgresConnection: @unchecked Sendable {
-    // @unchecked: `handle` and `generationOnQueue` are touched only on `queue`.
+    // @unchecked: `handle`, `generationOnQueue` and `transactionSession` are touched only on `queue`.
     private let queue: DispatchQueue
     private var handle: LibPQConnectionHandle?
     private var generationOnQueue = 0
+    /// The session (`generationOnQueue`) in which `withTransaction` opened the transaction now
+    /// open, nil outside one. Its statements must run in that session or fail: once the session
+    /// is gone, the server has rolled the transaction back, and a statement sent in a new
+    /// session would commit on its own (and the closing COMMIT would only warn).
+    private var transactionSession: Int?
     public let configuration: PostgresConfiguration
     let logger: Logger
     /// The pool's threads, on which a call runs where it is instead of hopping to `queue`.
@@ -69,9 +74,14 @@ public final class PostgresConnection: @unchecked Sendable {
         try await run { handle throws(PostgresError) in try handle.executeScript(script) }
     }
 
-    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back when it throws.
+    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back when it throws. Every statement of the
+    /// transaction runs in the session that began it: a session lost on the way fails the next
+    /// statement (and the COMMIT) with `connectionLost`, never carries on in a new session.
     public func withTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await query(Self.begin)
+        try await run { handle throws(PostgresError) in
+            _ = try handle.execute("BEGIN", parameters: [])
+            self.transactionSession = self.generationOnQueue
+        }
         let result: Result
         do {
             result = try await body(self)
@@ -79,25 +89,41 @@ public final class PostgresConnection: @unchecked Sendable {
             await rollback()
             throw error
         }
-        try await query(Self.commit)
+        do {
+            try await endTransaction("COMMIT", honouringCancellation: true)
+        } catch {
+            // A COMMIT that was never sent (the task was cancelled first) leaves the transaction
+            // open, with its locks, on a connection the pool hands to the next caller.
+            await rollback()
+            throw error
+        }
         return result
     }
-
-    private static let begin = PostgresQuery(sql: "BEGIN", parameters: [])
-    private static let commit = PostgresQuery(sql: "COMMIT", parameters: [])
 
     private func rollback() async {
         do {
             // Runs even when the calling task was cancelled (often why the body threw): a skipped
             // ROLLBACK would hand the next user of this connection an aborted transaction.
-            _ = try await run(honouringCancellation: false) { handle throws(PostgresError) in
-                try handle.execute("ROLLBACK", parameters: [])
-            }
+            try await endTransaction("ROLLBACK", honouringCancellation: false)
         } catch {
             // A lost connection rolled the transaction back already.
             if error.code != .connectionLost {
                 logger.warning("rollback failed", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// Sends COMMIT or ROLLBACK; afterwards, whatever happened, no transaction is open.
+    private func endTransaction(_ statement: String, honouringCancellation: Bool) async throws(PostgresError) {
+        do {
+            try await run(honouringCancellation: honouringCancellation) { handle throws(PostgresError) in
+                defer { self.transactionSession = nil }
+                _ = try handle.execute(statement, parameters: [])
+            }
+        } catch {
+            // The statement may not have reached the handle (cancelled first, session gone).
+            await onQueue { self.transactionSession = nil }
+            throw error
         }
     }
 
@@ -126,11 +152,16 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes the session; the next call opens a new one.
+    /// Closes the session; the next call opens a new one (inside a transaction, the transaction's
+    /// next statement fails instead).
     public func close() async {
+        await onQueue { self.dropHandle() }
+    }
+
+    private func onQueue(_ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
-                self.dropHandle()
+                work()
                 continuation.resume()
             }
         }
@@ -199,6 +230,14 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
     private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
+        if let session = transactionSession {
+            guard let handle, generationOnQueue == session, handle.isConnected else {
+                throw PostgresError(
+                    .connectionLost,
+                    "the database session ended inside a transaction; the server rolled the transaction back, and it is not carried on in a new session")
+            }
+            return handle
+        }
         if let handle {
             if handle.isOpenBetweenStatements { return handle }
             logger.info("the database closed an idle connection; opening a new one", metadata: ["server": "\(handle.serverAddress)"])
