@@ -32,6 +32,12 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a job's lease lasts without a heartbeat (STENO_WORKER_LEASE_SECONDS).")
     var leaseSeconds: Double?
 
+    @Option(help: "Seconds a worker that is alive but sends no heartbeat keeps its jobs (STENO_WORKER_HANG_SECONDS, default 300).")
+    var hangSeconds: Double?
+
+    @Option(help: "Times a job may be running when its worker dies before it fails (STENO_WORKER_CRASH_BUDGET, default 4).")
+    var crashBudget: Int?
+
     @Option(help: "Target chunk length in seconds (STENO_CHUNK_SECONDS).")
     var chunkSeconds: Double?
 
@@ -123,6 +129,17 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         }
         if let value = try seconds(leaseSeconds, "--lease-seconds", environment, "STENO_WORKER_LEASE_SECONDS", in: 2...3600) {
             settings.lease = .seconds(value)
+        }
+        // A dead worker's jobs are taken back at once; a live one's after the hang limit, which
+        // must outlast the lease (a heartbeat is a quarter of it) to mean anything.
+        settings.rescue.startGrace = max(settings.lease, .seconds(5))
+        if let value = try seconds(hangSeconds, "--hang-seconds", environment, "STENO_WORKER_HANG_SECONDS", in: 30...86_400) {
+            settings.rescue.hangLimit = .seconds(value)
+        }
+        if let value = try checked(crashBudget, "--crash-budget", (RescuePolicy.aloneAfter + 1)...100)
+            ?? integer(environment, "STENO_WORKER_CRASH_BUDGET", in: (RescuePolicy.aloneAfter + 1)...100)
+        {
+            settings.rescue.crashBudget = value
         }
         if let value = try seconds(chunkSeconds, "--chunk-seconds", environment, "STENO_CHUNK_SECONDS", in: 1...3600) {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)

@@ -27,6 +27,33 @@ struct ChaosTests {
         var restarts = 0
         var terminated = 0
         var seconds = 0.0
+        /// For each `kill -9` of a worker that held jobs, how long until none was running under
+        /// its lease any more, and whether it fell in the start grace after the restart (the
+        /// worker had not taken its liveness lock again on the new server: a missing lock is then
+        /// no proof of death, and the lease takes the jobs back).
+        var requeues: [(seconds: Double, afterRestart: Bool)] = []
+        /// Attempts taken back as `worker_died` from a worker that was never killed: a live
+        /// worker robbed, which must never happen, restart or not.
+        var diedButAlive = 0
+        /// Attempts taken back as `lease_expired` from a worker that was never killed (a live
+        /// worker whose lease ran out across the restart before it took its lock again).
+        var expiredButAlive = 0
+    }
+
+    /// Polls until `victim` holds no running job; the time from `killed` to then, in seconds.
+    static func requeueTime(of victim: String, killed: ContinuousClock.Instant, database: TestDatabase) async -> Double? {
+        let client = database.client(maxConnections: 1)
+        defer { Task { await client.shutdown() } }
+        while ContinuousClock.now - killed < .seconds(60) {
+            if let held: Int = try? await client.query(
+                "SELECT count(*)::integer AS n FROM jobs WHERE state = 'running' AND lease_owner = \(victim)").single().decode("n"),
+                held == 0
+            {
+                return (ContinuousClock.now - killed).seconds
+            }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return nil
     }
 
     /// Counts the answers the backend gave (each one paid for at a paid backend).
@@ -101,6 +128,14 @@ struct ChaosTests {
         // The database restart must cost no answer: writes are retried with the answer in memory.
         #expect(chaotic.lostToDatabase == 0, "\(chaotic.lostToDatabase) answers lost to the database restart")
         #expect(chaotic.discarded["database"] == nil)
+        #expect(chaotic.diedButAlive == 0, "\(chaotic.diedButAlive) attempts of live workers were taken back as if their worker had died")
+        // A dead worker's jobs come back within a heartbeat and the confirmation delay, not a
+        // lease; in the start grace after the restart the lease takes them back instead.
+        let noticed = chaotic.requeues.filter { !$0.afterRestart }.map(\.seconds).sorted()
+        if !noticed.isEmpty {
+            let p90 = noticed[min(noticed.count - 1, Int((Double(noticed.count) * 0.9).rounded(.up)) - 1)]
+            #expect(p90 < 3, "requeue after kill -9: p90 \(p90) s of \(noticed)")
+        }
         let recorded = chaotic.discarded.values.reduce(0, +)
         print("""
             chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
@@ -108,6 +143,8 @@ struct ChaosTests {
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
             answered twice (\(recorded) thrown away by a live worker \(chaotic.discarded.sorted { $0.key < $1.key }), \
             \(chaotic.paidTwice - recorded) in flight at a kill or stop, \(chaotic.lostToDatabase) lost to the database); \
+            requeue after kill -9 \(chaotic.requeues.map { String(format: "%.2f s%@", $0.seconds, $0.afterRestart ? " (start grace)" : "") }), \
+            live workers' attempts taken back: \(chaotic.diedButAlive) as dead, \(chaotic.expiredButAlive) by lease; \
             \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
             \(clean.paidTwice) answered twice, \(String(format: "%.1f", clean.seconds)) s)
             """)
@@ -147,6 +184,8 @@ struct ChaosTests {
                 return worker
             }
             var workers = try (0..<3).map { _ in try start() }
+            var requeueWatches: [Task<(Double, Bool)?, Never>] = []
+            var killedIDs: [String] = []
             var client = database.client()
             var ids: [(String, Int64)] = []
             for copy in 1...copies {
@@ -165,7 +204,24 @@ struct ChaosTests {
                     switch events.removeFirst() {
                     case "kill":
                         let victim = workers.remove(at: Int.random(in: 0..<workers.count))
+                        // Whether the victim had taken its liveness lock on this server: if not (just
+                        // after the restart), its death cannot be told from a slow reconnect and
+                        // its lease takes the jobs back.
+                        let seen = try? await client.query(
+                            """
+                            SELECT (SELECT count(*)::integer FROM jobs WHERE state = 'running' AND lease_owner = \(victim.id)) AS held,
+                                   coalesce((SELECT liveness_locked_at > pg_postmaster_start_time() FROM workers WHERE id = \(victim.id)), false) AS locked
+                            """
+                        ).single()
+                        let held: Int = (try? seen?.decode("held", as: Int.self)) ?? 0
+                        let lockedHere: Bool = (try? seen?.decode("locked", as: Bool.self)) ?? false
+                        let killed = ContinuousClock.now
                         victim.signal(SIGKILL)
+                        killedIDs.append(victim.id)
+                        if held > 0 {
+                            let afterRestart = !lockedHere
+                            requeueWatches.append(Task { await Self.requeueTime(of: victim.id, killed: killed, database: database).map { ($0, afterRestart) } })
+                        }
                         run.kills += 1
                         workers.append(try start())
                     case "restart":
@@ -192,6 +248,9 @@ struct ChaosTests {
                 try await Task.sleep(for: .milliseconds(200))
             }
             run.seconds = (ContinuousClock.now - startedAt).seconds
+            for watch in requeueWatches {
+                if let (seconds, afterRestart) = await watch.value { run.requeues.append((seconds, afterRestart)) }
+            }
             defer { workers.forEach { $0.signal(SIGKILL) } }
             #expect(finished, "the media did not finish within 240 s")
             let db = WorkerTestDatabase(client: client)
@@ -228,6 +287,12 @@ struct ChaosTests {
                 "SELECT answer_discarded, count(*) AS count FROM job_attempts WHERE answer_discarded IS NOT NULL AND \(1) > 0 GROUP BY 1")
             {
                 run.discarded[try row.decode("answer_discarded", as: String.self)] = Int(try row.decode("count", as: Int64.self))
+            }
+            for row in try await client.query(
+                "SELECT outcome, count(*)::integer AS n FROM job_attempts WHERE outcome IN ('worker_died', 'lease_expired') AND NOT (worker = ANY(\(killedIDs)::text[])) GROUP BY 1")
+            {
+                let n: Int = try row.decode("n")
+                if try row.decode("outcome", as: String.self) == "worker_died" { run.diedButAlive = n } else { run.expiredButAlive = n }
             }
             run.lostToDatabase = started.reduce(0) { $0 + $1.log.components(separatedBy: "could not store the chunk's answer; it is lost").count - 1 }
             await client.shutdown()

@@ -64,6 +64,14 @@ struct WorkerTestDatabase {
         return lines.joined(separator: "\n")
     }
 
+    /// Waits until the server has been up for `seconds`: a worker takes a missing liveness lock
+    /// for a death only then (`RescuePolicy.startGrace`), and a test may start beside a young cluster.
+    func waitForServerUptime(_ seconds: Double) async throws {
+        let up: Double = try await client.query(
+            "SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS up").single().decode("up")
+        if up < seconds { try await Task.sleep(for: .seconds(seconds - up + 0.2)) }
+    }
+
     /// Waits until no job of the media is queued or running.
     func waitForQuietJobs(_ id: Int64, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout

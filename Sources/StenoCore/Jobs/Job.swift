@@ -19,12 +19,16 @@ public struct Job: Sendable, Equatable, Identifiable {
     public var errorClass: FailureClass?
     public var errorMessage: String?
     public var createdAt: Date
+    /// Times the job was taken back because the worker running it died.
+    public var crashRescues: Int
+    /// Run only by a worker that runs nothing else: it was running when its worker died twice.
+    public var runsAlone: Bool
 
     public init(
         id: Int64, kind: JobKind, state: JobState, priority: JobPriority, runAt: Date,
         attempt: Int, maxAttempts: Int, mediaID: Int64?, chapterID: Int64?, chunkID: Int64?,
         leaseOwner: String?, leaseExpiresAt: Date?, cancelRequested: Bool,
-        errorClass: FailureClass?, errorMessage: String?, createdAt: Date
+        errorClass: FailureClass?, errorMessage: String?, createdAt: Date, crashRescues: Int = 0, runsAlone: Bool = false
     ) {
         self.id = id
         self.kind = kind
@@ -42,6 +46,8 @@ public struct Job: Sendable, Equatable, Identifiable {
         self.errorClass = errorClass
         self.errorMessage = errorMessage
         self.createdAt = createdAt
+        self.crashRescues = crashRescues
+        self.runsAlone = runsAlone
     }
 
     /// The fencing token of a running job: only the holder of this lease may finish it.

@@ -12,6 +12,10 @@ public struct JobAttempt: Sendable, Equatable {
         case leaseExpired = "lease_expired"
         /// Handed back unfinished at shutdown; not counted against the job's attempts.
         case released
+        /// Its worker's process died (its database session ended); another worker took the job
+        /// back at once. Not counted against the job's attempts: crash rescues have a budget of
+        /// their own (`RescuePolicy.crashBudget`).
+        case workerDied = "worker_died"
     }
 
     public var jobID: Int64

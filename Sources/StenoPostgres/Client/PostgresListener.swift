@@ -4,6 +4,10 @@ import Logging
 ///
 /// When the connection breaks it reconnects with backoff, listens again and yields
 /// `.reconnected`: notifications sent in between are lost, so a consumer should poll once.
+/// With a `sessionLock`, its session also holds that advisory lock (the two-key form) for as
+/// long as it lives, and takes it again in each new session: others read from `pg_locks`
+/// that the process is alive. A lock another session still holds (this process's previous
+/// session, not yet ended on the server) is tried again at every poll until it is taken.
 public final class PostgresListener: Sendable {
     public enum Event: Sendable, Equatable {
         case notification(PostgresNotification)
@@ -11,15 +15,34 @@ public final class PostgresListener: Sendable {
         case reconnected
     }
 
+    /// An advisory lock: `pg_locks.classid` and `objid` of the two-key form, and a statement
+    /// the session runs each time it took the lock (to record when).
+    public struct SessionLock: Sendable {
+        public var namespace: Int32
+        public var key: Int32
+        public var whenTaken: PostgresQuery?
+
+        public init(namespace: Int32, key: Int32, whenTaken: PostgresQuery? = nil) {
+            self.namespace = namespace
+            self.key = key
+            self.whenTaken = whenTaken
+        }
+    }
+
     public let channels: [String]
+    public let sessionLock: SessionLock?
     private let connection: PostgresConnection
     private let logger: Logger
 
-    public init(configuration: PostgresConfiguration, channels: [String], logger: Logger = Logger(label: "steno.postgres.listener")) throws(PostgresError) {
+    public init(
+        configuration: PostgresConfiguration, channels: [String], sessionLock: SessionLock? = nil,
+        logger: Logger = Logger(label: "steno.postgres.listener")
+    ) throws(PostgresError) {
         for channel in channels where !Self.isValidChannel(channel) {
             throw PostgresError(.invalidConfiguration, "channel name \(channel) must be lowercase letters, digits and underscores")
         }
         self.channels = channels
+        self.sessionLock = sessionLock
         self.connection = PostgresConnection(configuration: configuration, logger: logger)
         self.logger = logger
     }
@@ -28,6 +51,7 @@ public final class PostgresListener: Sendable {
     /// `LISTEN` has taken effect, so nothing sent after `ready` returns is missed.
     public func events(pollInterval: Duration = .milliseconds(250)) async throws -> AsyncThrowingStream<Event, any Error> {
         var listeningGeneration = try await listen()
+        var locked = try await takeLock(warn: true)
         let (stream, continuation) = AsyncThrowingStream<Event, any Error>.makeStream()
         let task = Task { [connection, logger] in
             var failureDelay = Duration.milliseconds(100)
@@ -36,7 +60,10 @@ public final class PostgresListener: Sendable {
                     let generation = try await connection.sessionGeneration
                     if generation != listeningGeneration {
                         listeningGeneration = try await listen()
+                        locked = try await self.takeLock(warn: true)
                         continuation.yield(.reconnected)
+                    } else if !locked {
+                        locked = try await self.takeLock(warn: false)
                     }
                     for notification in try await connection.waitForNotifications(timeout: pollInterval) {
                         continuation.yield(.notification(notification))
@@ -55,6 +82,23 @@ public final class PostgresListener: Sendable {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Tries the session lock; true when this session holds it (or there is none to hold).
+    private func takeLock(warn: Bool) async throws(PostgresError) -> Bool {
+        guard let sessionLock else { return true }
+        let taken: Bool = try await connection.query(
+            "SELECT pg_try_advisory_lock(\(sessionLock.namespace), \(sessionLock.key)) AS taken"
+        ).single().decode("taken")
+        if taken, let whenTaken = sessionLock.whenTaken {
+            try await connection.query(whenTaken)
+        }
+        if !taken && warn {
+            logger.warning("another session still holds this process's liveness lock; trying again at every poll", metadata: [
+                "lock.namespace": "\(sessionLock.namespace)", "lock.key": "\(sessionLock.key)",
+            ])
+        }
+        return taken
     }
 
     private func listen() async throws(PostgresError) -> Int {

@@ -21,6 +21,10 @@ public enum AttemptEnd: Sendable, Equatable {
     /// Taken back from a worker that stopped renewing its lease (`JobStore.rescueExpired`):
     /// like a failed attempt, queued again, failed once out of attempts, or cancelled.
     case leaseExpired
+    /// Taken back at once because the process of the worker running it died (`JobStore.rescue`):
+    /// queued again with the attempt given back, to run alone after `RescuePolicy.aloneAfter`
+    /// such rescues, failed once they reach `budget`, cancelled when its flag was set.
+    case workerDied(budget: Int)
 
     /// The failure recorded on the job and its attempt.
     var failure: JobStore.Failure? {
@@ -28,6 +32,11 @@ public enum AttemptEnd: Sendable, Equatable {
         case .succeeded, .released, .leaseExpired: nil
         case .failed(let failure), .retry(_, let failure), .postponed(_, let failure): failure
         case .cancelled(let message, _): JobStore.Failure(.cancelled, message)
+        case .workerDied(let budget):
+            JobStore.Failure(
+                .lostLease,
+                "the job was running each of the \(budget) times its worker's process died (alone, with no other job beside it, the last "
+                    + "times): it may be what crashes the worker; see the worker's log, then `steno retry` runs it again")
         }
     }
 
@@ -46,6 +55,8 @@ public enum AttemptEnd: Sendable, Equatable {
         case .cancelled: "'cancelled'"
         case .retry, .leaseExpired: JobStore.stateAfterFailedAttempt
         case .postponed, .released: "CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END"
+        case .workerDied(let budget):
+            "CASE WHEN j.cancel_requested THEN 'cancelled' WHEN j.crash_rescues + 1 >= \(budget) THEN 'failed' ELSE 'queued' END"
         }
     }
 
@@ -64,8 +75,17 @@ public enum AttemptEnd: Sendable, Equatable {
     /// Attempt numbers only grow (they fence stale writers), so a try is given back by allowing one more.
     var givesAttemptBack: Bool {
         switch self {
-        case .postponed, .released: true
+        case .postponed, .released, .workerDied: true
         default: false
+        }
+    }
+
+    /// Columns only some ends set, after the others in the `SET` list: a SQL fragment.
+    var moreAssignments: PostgresQuery {
+        switch self {
+        case .workerDied:
+            ", crash_rescues = j.crash_rescues + 1, runs_alone = j.runs_alone OR j.crash_rescues + 1 >= \(RescuePolicy.aloneAfter)"
+        default: ""
         }
     }
 
@@ -78,6 +98,7 @@ public enum AttemptEnd: Sendable, Equatable {
         case .retry: "CASE e.state WHEN 'queued' THEN 'retry' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END"
         case .postponed, .released: "'released'"
         case .leaseExpired: "'lease_expired'"
+        case .workerDied: "'worker_died'"
         }
     }
 
@@ -86,7 +107,7 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .succeeded: "NULL"
         case .released: "j.error_class"
-        case .leaseExpired: "'lost_lease'"
+        case .leaseExpired, .workerDied: "'lost_lease'"
         default: "\(failure?.errorClass)"
         }
     }
@@ -97,6 +118,8 @@ public enum AttemptEnd: Sendable, Equatable {
         case .succeeded: "NULL"
         case .released: "j.error_message"
         case .leaseExpired: "'worker ' || held.owner || ' stopped renewing its lease'"
+        case .workerDied:
+            "CASE WHEN \(nextState) = 'failed' THEN \(failure?.message) ELSE 'the process of worker ' || held.owner || ' died while running it' END"
         default: "\(failure?.message)"
         }
     }
@@ -104,7 +127,7 @@ public enum AttemptEnd: Sendable, Equatable {
     /// `job_attempts.error_class`: a SQL expression.
     var attemptErrorClass: PostgresQuery {
         switch self {
-        case .leaseExpired: "'lost_lease'"
+        case .leaseExpired, .workerDied: "'lost_lease'"
         default: "\(failure?.errorClass)"
         }
     }
@@ -114,6 +137,7 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .released: "handed back at worker shutdown"
         case .leaseExpired: "lease expired without a heartbeat"
+        case .workerDied: "the worker's process died (its database session ended); taken back at once"
         default: failure?.message
         }
     }

@@ -6,7 +6,8 @@ extension Job {
     /// The columns `init(row:)` reads, for statements that return jobs.
     static let columns: PostgresQuery = """
         j.id, j.kind, j.state, j.priority, j.run_at, j.attempt, j.max_attempts, j.media_id, j.chapter_id, j.chunk_id,
-        j.lease_owner, j.lease_expires_at, j.cancel_requested, j.error_class, j.error_message, j.created_at
+        j.lease_owner, j.lease_expires_at, j.cancel_requested, j.error_class, j.error_message, j.created_at,
+        j.crash_rescues, j.runs_alone
         """
 
     /// Reads a `jobs` row (`Job.columns`, or `SELECT *`).
@@ -27,7 +28,9 @@ extension Job {
             cancelRequested: try row.decode("cancel_requested"),
             errorClass: try row.decode("error_class"),
             errorMessage: try row.decode("error_message"),
-            createdAt: try row.decode("created_at"))
+            createdAt: try row.decode("created_at"),
+            crashRescues: try row.decode("crash_rescues"),
+            runsAlone: try row.decode("runs_alone"))
     }
 }
 

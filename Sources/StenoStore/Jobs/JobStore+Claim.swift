@@ -5,13 +5,23 @@ import StenoPostgres
 extension JobStore {
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then by `run_at`
     /// and id, skipping rows other workers are claiming. The attempt is recorded when it ends.
+    /// Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
         try await client.withConnection { try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, on: $0) }
     }
 
-    /// `claim(limit:worker:lease:kinds:)` on `connection`.
+    /// Claims one job that must run alone (it was running when its worker died twice), for a
+    /// worker that runs nothing else and then claims nothing beside it. It reads the small
+    /// partial index of such jobs (`jobs_alone_idx`, migration 0012): nearly free when there is none.
+    public func claimAlone(worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> Job? {
+        try await client.withConnection {
+            try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, on: $0).first
+        }
+    }
+
+    /// `claim(limit:worker:lease:kinds:)` on `connection`; with `alone`, the jobs that must run alone.
     public static func claim(
-        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, on connection: PostgresConnection
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, on connection: PostgresConnection
     ) async throws -> [Job] {
         precondition(limit > 0, "claim at least one job")
         // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
@@ -26,6 +36,8 @@ extension JobStore {
         // to be claimed again, and the lease fence keeps the first claimant from writing. Every
         // end of an attempt still waits for its flush.
         let only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        // A literal, not a parameter: each text keeps its own plan, on its own partial index.
+        let which: PostgresQuery = alone ? "AND runs_alone" : "AND NOT runs_alone"
         let rows = try await connection.query(
             """
             UPDATE jobs j
@@ -35,7 +47,7 @@ extension JobStore {
             FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
             WHERE j.id = ANY(ARRAY(
                 SELECT id FROM jobs
-                WHERE state = 'queued' AND run_at <= now() \(only)
+                WHERE state = 'queued' AND run_at <= now() \(which) \(only)
                 ORDER BY priority DESC, run_at, id
                 LIMIT \(literal: limit)
                 FOR UPDATE SKIP LOCKED))

@@ -45,6 +45,7 @@ extension JobStore {
                     max_attempts = \(maxAttempts),
                     finished_at = CASE WHEN \(next) = 'queued' THEN NULL ELSE now() END,
                     updated_at = now(), error_class = \(end.jobErrorClass), error_message = \(end.jobErrorMessage)
+                    \(end.moreAssignments)
                 FROM \(held)
                 WHERE \(leaseFence)
                 RETURNING j.id, j.kind, j.state, j.attempt, held.owner AS worker, j.run_at, j.started_at,

@@ -3,15 +3,22 @@ import StenoCore
 import StenoPostgres
 
 extension WorkStore {
-    /// Adds (or revives) this worker's row in `workers`.
-    public func register(workerID: String, hostname: String, pid: Int, version: String) async throws {
+    /// Adds (or revives) this worker's row in `workers`, with a new liveness key: the advisory
+    /// lock (`RescuePolicy.lockNamespace`, key) its listening session holds while the process
+    /// lives. Returns the key. A process that reuses an ID gets a key of its own, so its
+    /// predecessor's jobs are not taken for its own.
+    @discardableResult
+    public func register(workerID: String, hostname: String, pid: Int, version: String) async throws -> Int32 {
         try await client.query(
             """
-            INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at)
-            VALUES (\(workerID), \(hostname), \(pid), \(version), 'running', now(), now())
+            INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at, liveness_key)
+            VALUES (\(workerID), \(hostname), \(pid), \(version), 'running', now(), now(), nextval('workers_liveness_key_seq'))
             ON CONFLICT (id) DO UPDATE SET hostname = EXCLUDED.hostname, pid = EXCLUDED.pid, version = EXCLUDED.version,
-                status = 'running', started_at = now(), stopped_at = NULL, last_heartbeat_at = now()
-            """)
+                status = 'running', started_at = now(), stopped_at = NULL, last_heartbeat_at = now(),
+                liveness_key = EXCLUDED.liveness_key
+            RETURNING liveness_key
+            """
+        ).single().decode("liveness_key")
     }
 
     /// What a heartbeat brings back: the fleet's backend outages and what is due.
@@ -28,17 +35,27 @@ extension WorkStore {
         public var chunkJobsIn: Double?
         /// The same for media, chapter and merge jobs.
         public var otherJobsIn: Double?
-        /// Seconds until the first lease of a job the worker does not run expires (0 or less:
-        /// expired), nil if none. A live worker renews its leases every quarter of the lease,
-        /// so one about to expire belongs to a worker that stopped.
+        /// Seconds until the first lease expires (0 or less: expired) of a job the worker does not
+        /// run and whose owner holds no liveness lock (or is this worker), nil if none: a lease
+        /// rescue takes back once it expires.
         public var leaseExpiresIn: Double?
+        /// Seconds until the first worker that holds its liveness lock, with a job whose lease
+        /// expired, has gone without a heartbeat for the hang limit; nil if none.
+        public var hungIn: Double?
+        /// A running job's worker holds its liveness lock no more: its process died.
+        public var ownersDied = false
         /// Finished media whose completion notice is due (not backing off).
         public var notices = false
 
-        public init(chunkJobsIn: Double? = nil, otherJobsIn: Double? = nil, leaseExpiresIn: Double? = nil, notices: Bool = false) {
+        public init(
+            chunkJobsIn: Double? = nil, otherJobsIn: Double? = nil, leaseExpiresIn: Double? = nil, hungIn: Double? = nil,
+            ownersDied: Bool = false, notices: Bool = false
+        ) {
             self.chunkJobsIn = chunkJobsIn
             self.otherJobsIn = otherJobsIn
             self.leaseExpiresIn = leaseExpiresIn
+            self.hungIn = hungIn
+            self.ownersDied = ownersDied
             self.notices = notices
         }
     }
@@ -50,7 +67,7 @@ extension WorkStore {
     /// default webhook and `noticesBackingOff` the media whose delivery it retries later.
     public func heartbeatWorker(
         workerID: String, status: WorkerState, message: String?, jobsInFlight: Int, pausedBackends: [String: Date],
-        running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = []
+        running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = [], rescue: RescuePolicy = RescuePolicy()
     ) async throws -> Heartbeat {
         let paused = pausedBackends.mapValues { ISO8601DateFormatter().string(from: $0) }
         let rows = try await client.query(
@@ -59,6 +76,12 @@ extension WorkStore {
                 UPDATE workers SET status = \(status), status_message = \(message), jobs_in_flight = \(jobsInFlight), paused_backends = \(Self.json(paused))::jsonb,
                                    last_heartbeat_at = now()
                 WHERE id = \(workerID) AND status <> 'stopped'
+            ), others AS MATERIALIZED (
+                -- Running jobs this worker does not run, each with whether its owner's process lives.
+                SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
+                       \(JobStore.aliveOwner) AS alive, \(JobStore.deadOwner(rescue)) AS dead
+                FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
+                WHERE j.state = 'running' AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
                 SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'chunk') - now())
                            AS chunk_jobs_in,
@@ -66,9 +89,12 @@ extension WorkStore {
                            (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'media'),
                            (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'chapter'),
                            (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'merge')) - now()) AS other_jobs_in,
-                       extract(epoch FROM (SELECT min(lease_expires_at) FROM jobs
-                                           WHERE state = 'running' AND NOT (lease_owner = \(workerID) AND id = ANY(\(running)::bigint[]))) - now())
+                       extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - now())
                            AS lease_expires_in,
+                       extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < now())
+                                          + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - now())
+                           AS hung_in,
+                       coalesce((SELECT bool_or(dead) FROM others), false) AS owners_died,
                        (EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND webhook_url IS NOT NULL
                                                       AND state IN ('succeeded', 'failed') AND NOT (id = ANY(\(noticesBackingOff)::bigint[])))
                         OR (\(webhookURL)::text IS NOT NULL
@@ -81,7 +107,8 @@ extension WorkStore {
         guard let first = rows.first else { return Heartbeat(outages: [], due: DueWork()) }
         let due = DueWork(
             chunkJobsIn: try first.decode("chunk_jobs_in"), otherJobsIn: try first.decode("other_jobs_in"),
-            leaseExpiresIn: try first.decode("lease_expires_in"), notices: try first.decode("notices"))
+            leaseExpiresIn: try first.decode("lease_expires_in"), hungIn: try first.decode("hung_in"),
+            ownersDied: try first.decode("owners_died"), notices: try first.decode("notices"))
         let outages = try rows.compactMap { row -> Outage? in
             let backend: String? = try row.decode("backend")
             return backend == nil ? nil : try Outage(row: row)

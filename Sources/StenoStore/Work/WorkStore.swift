@@ -56,13 +56,15 @@ public struct WorkStore: Sendable {
     /// Takes back the jobs of workers that stopped renewing their leases, and in the same
     /// transaction moves what they worked on (`Lifecycle.follow`), so that nothing is left
     /// `running` or `transcribing` with no job to finish it.
-    public func rescueExpired(limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = []) async throws -> [EndedJob] {
+    public func rescueExpired(
+        limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = [], policy: RescuePolicy = RescuePolicy()
+    ) async throws -> [EndedJob] {
         try await client.withTransaction { connection in
-            let rescued = try await JobStore.rescueExpired(limit: limit, sparing: owner, running: running, on: connection)
-            for job in rescued {
-                try await Lifecycle.follow(job, failure: nil, on: connection)
+            let rescued = try await JobStore.rescues(limit: limit, sparing: owner, running: running, policy: policy, on: connection)
+            for (job, end) in rescued {
+                try await Lifecycle.follow(job, failure: end.failure, on: connection)
             }
-            return rescued
+            return rescued.map(\.job)
         }
     }
 

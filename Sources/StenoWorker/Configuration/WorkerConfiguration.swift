@@ -13,6 +13,9 @@ public struct WorkerConfiguration: Sendable {
     public var extractionSlots: Int
     /// How long a claim or a heartbeat holds a job; a worker silent this long loses its jobs.
     public var lease: Duration
+    /// When running jobs are taken back from their worker: at once from a dead process, after
+    /// the hang limit from one that lives but sends no heartbeat; and the crash budget.
+    public var rescue = RescuePolicy()
     /// How long an http(s) source may take to connect or to send the next bytes.
     public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     /// On SIGTERM, how long running jobs may take to finish before they are handed back.
@@ -69,9 +72,10 @@ public struct WorkerConfiguration: Sendable {
         self.configurationPause = configurationPause
     }
 
-    /// Heartbeats come four times per lease: a worker keeps its jobs through three lost or late
-    /// rounds (7.5 s of a stalled process at the default 10 s lease), and a crashed worker's jobs
-    /// are claimed again within lease + rescue interval (12 s at the defaults).
+    /// Heartbeats come four times per lease. A worker whose process died is noticed by the next
+    /// heartbeat of any other worker (its liveness lock is gone) and its jobs are claimed again
+    /// half a second later; an expired lease is taken back only from a worker without a
+    /// liveness lock, or from one whose heartbeat is older than the hang limit.
     public var heartbeatInterval: Duration { lease / 4 }
 
     /// The port of `/healthz`, `/readyz` and `/metrics` (Prometheus' registry lists 9464 for Steno).

@@ -18,6 +18,8 @@ final class InFlightJobs: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
     var leases: [JobLease] { entries.withLock { $0.values.map(\.lease) } }
+    /// A job in flight must run alone (`Job.runsAlone`): nothing is claimed beside it.
+    var runsAlone: Bool { entries.withLock { $0.values.contains { $0.job.runsAlone } } }
 
     func insert(_ job: Job, lease: JobLease, signal: CancellationSignal, answerHold: AnswerHold) {
         entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal, answerHold: answerHold) }

@@ -89,14 +89,19 @@ public final class WorkerRuntime: Service, Sendable {
 
     public func run() async throws {
         MediaMemory.keepLargeBlocksOutOfTheHeap()
-        try await registerOnceMigrated()
+        let livenessKey = try await registerOnceMigrated()
         if Task.isShuttingDownGracefully { return }
         logger.info("worker started", metadata: [
             "concurrency": "\(configuration.concurrency)", "extraction_slots": "\(configuration.extractionSlots)",
             "lease_seconds": "\(configuration.lease.seconds)",
         ])
+        // The listening session also holds this process's liveness lock, taken before the first
+        // claim: when the process dies, the session ends, the lock is free, and the fleet takes
+        // its jobs back at once (`RescuePolicy`).
         let listener = try PostgresListener(
-            configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media], logger: logger)
+            configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media],
+            sessionLock: .init(namespace: RescuePolicy.lockNamespace, key: livenessKey, whenTaken: JobStore.lockTaken(worker: configuration.workerID)),
+            logger: logger)
         let events = try await listener.events()
         await withGracefulShutdownHandler {
             // The listener holds a connection of its own and is stopped by cancelling it; the
@@ -190,17 +195,17 @@ public final class WorkerRuntime: Service, Sendable {
     /// rollout) can come up before `steno migrate` has made the schema, or brought it up to this
     /// release's migration: it waits for it, within the database wait
     /// (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
-    private func registerOnceMigrated() async throws {
+    private func registerOnceMigrated() async throws -> Int32 {
         let deadline = ContinuousClock.now + database.reconnectWindow
         var said = false
         while !Task.isShuttingDownGracefully {
             let applied = try await StenoSchema.appliedMigration(client)
             if let applied, applied >= StenoSchema.requiredMigration {
-                try await store.register(
+                let key = try await store.register(
                     workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
                     pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
                 if said { logger.info("the schema is there; starting", metadata: ["migration": "\(applied)"]) }
-                return
+                return key
             }
             let found = applied.map { "the database is at migration \($0)" } ?? "the database has no Steno schema"
             guard ContinuousClock.now < deadline else {
@@ -214,12 +219,14 @@ public final class WorkerRuntime: Service, Sendable {
             }
             try? await Task.sleep(for: .seconds(1))
         }
+        throw CancellationError()
     }
 
     /// Claims while there is room, starting each job as a child task, until shutdown.
     private func claimLoop(_ group: inout DiscardingTaskGroup) async {
         while !isDraining && !Task.isCancelled {
-            let room = configuration.concurrency - inFlight.count
+            // A job that must run alone has the worker to itself.
+            let room = inFlight.runsAlone ? 0 : configuration.concurrency - inFlight.count
             var claimed: [Job] = []
             if room > 0 {
                 do {
@@ -233,6 +240,11 @@ public final class WorkerRuntime: Service, Sendable {
                 let signal = CancellationSignal()
                 let answerHold = AnswerHold()
                 inFlight.insert(job, lease: lease, signal: signal, answerHold: answerHold)
+                if job.runsAlone {
+                    logger.warning("running a job alone: it was running each time its worker died", metadata: [
+                        "job.id": "\(job.id)", "job.kind": "\(job.kind.rawValue)", "crash_rescues": "\(job.crashRescues)",
+                    ])
+                }
                 group.addTask(executorPreference: globalConcurrentExecutor) {
                     await self.runner.run(job, lease: lease, signal: signal, answerHold: answerHold)
                     self.inFlight.remove(job.id)
@@ -253,6 +265,13 @@ public final class WorkerRuntime: Service, Sendable {
     private func claim(room: Int) async throws -> [Job] {
         let worker = configuration.workerID
         let others: [JobKind] = [.media, .chapter, .merge]
+        // A worker with nothing in flight first looks for a job that must run alone.
+        if inFlight.count == 0 {
+            let down = outagesPause && outages.outage(of: primaryBackend) != nil
+            if let alone = try await jobs.claimAlone(worker: worker, lease: configuration.lease, kinds: pause.isPaused || down ? others : nil) {
+                return [alone]
+            }
+        }
         if pause.isPaused {
             return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: others)
         }
@@ -358,7 +377,8 @@ public final class WorkerRuntime: Service, Sendable {
                 let status = WorkerState.reported(draining: isDraining, pausedBackends: paused.count)
                 let beat = try await store.heartbeatWorker(
                     workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused,
-                    running: leases.map(\.jobID), webhookURL: configuration.webhookURL, noticesBackingOff: notifier.backingOff)
+                    running: leases.map(\.jobID), webhookURL: configuration.webhookURL, noticesBackingOff: notifier.backingOff,
+                    rescue: configuration.rescue)
                 if outagesPause { outages.replace(with: beat.outages) }
                 act(on: beat.due)
             } catch {
@@ -386,20 +406,24 @@ public final class WorkerRuntime: Service, Sendable {
         return outage.probeAt <= Date()
     }
 
-    /// Takes back jobs whose worker stopped renewing their lease, when a heartbeat saw some.
+    /// Takes back the jobs of workers that died or stopped renewing their leases, when a heartbeat saw some due.
     private func rescueLoop() async {
+        // Only when a heartbeat saw a rescue due, the first one included: a worker that starts
+        // waits out the confirmation of a death like any other (`RescuePolicy.confirmDelay`).
         while !areLoopsStopped {
+            await rescueWakeup.wait(timeout: nil)
+            if areLoopsStopped { break }
             do {
-                let rescued = try await store.rescueExpired(sparing: configuration.workerID, running: inFlight.leases.map(\.jobID))
+                let rescued = try await store.rescueExpired(
+                    sparing: configuration.workerID, running: inFlight.leases.map(\.jobID), policy: configuration.rescue)
                 if !rescued.isEmpty {
-                    logger.warning("rescued jobs with expired leases", metadata: [
+                    logger.warning("took back the jobs of workers that died or stopped renewing their leases", metadata: [
                         "jobs": "\(rescued.map(\.id))", "previous_owners": "\(Set(rescued.map(\.worker)).sorted())",
                     ])
                 }
             } catch {
                 logger.warning("rescue failed", metadata: ["error": "\(error)"])
             }
-            await rescueWakeup.wait(timeout: nil)
         }
     }
 

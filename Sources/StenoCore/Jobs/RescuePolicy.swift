@@ -1,0 +1,35 @@
+/// When a running job is taken back from the worker that holds its lease.
+///
+/// A worker's listening session holds an advisory lock for as long as the process lives
+/// (migration 0012). A lease whose owner's lock is gone belongs to a dead process: taken back
+/// at once, without waiting for the lease, and without charging the job an attempt. A lease
+/// whose owner still holds its lock belongs to a process that is slow or paused: it keeps its
+/// jobs, however late its heartbeat, until its heartbeat is older than `hangLimit`.
+public struct RescuePolicy: Sendable, Equatable {
+    /// How long after the database server started no lock counts as missing: every session
+    /// ended with the old server, and live workers need a moment to take their locks again.
+    public var startGrace: Duration
+    /// How long a worker that holds its lock may go without a heartbeat before its jobs are
+    /// taken back anyway: a process stuck in a loop or a deadlock, not dead.
+    public var hangLimit: Duration
+    /// How many times a job may be running when its worker dies before it fails for good:
+    /// each such rescue gives the attempt back, so without a budget a job that crashes its
+    /// worker would be retried forever.
+    public var crashBudget: Int
+    /// After how many crash rescues a job runs alone, so that a job that kills its worker does
+    /// not take the jobs beside it down again.
+    public static let aloneAfter = 2
+    /// How long a rescuer waits between seeing a worker's lock gone and taking its jobs: a live
+    /// worker whose listening session broke takes its lock again within a poll.
+    public static let confirmDelay = Duration.milliseconds(500)
+
+    public init(startGrace: Duration = .seconds(10), hangLimit: Duration = .seconds(300), crashBudget: Int = 4) {
+        precondition(crashBudget > Self.aloneAfter, "the budget leaves room to run the job alone")
+        self.startGrace = startGrace
+        self.hangLimit = hangLimit
+        self.crashBudget = crashBudget
+    }
+
+    /// The advisory lock namespace of worker liveness (`pg_locks.classid`): "Sten".
+    public static let lockNamespace: Int32 = 0x5374_656E
+}
