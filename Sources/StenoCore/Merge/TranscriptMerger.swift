@@ -1,4 +1,3 @@
-import StenoCore
 
 /// Joins the transcripts of a chapter's chunks into one list of sentences on the media's clock.
 ///
@@ -242,7 +241,7 @@ public struct TranscriptMerger: Sendable {
     }
 
     /// Lowercased letters and digits: what two renderings of the same spoken word share.
-    static func normalized(_ word: String) -> String {
+    public static func normalized(_ word: String) -> String {
         String(word.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 }

@@ -1,7 +1,6 @@
-import StenoCore
 import Testing
 
-@testable import StenoWorker
+@testable import StenoCore
 
 @Suite("Transcript merge")
 struct TranscriptMergerTests {

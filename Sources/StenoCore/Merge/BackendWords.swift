@@ -1,4 +1,3 @@
-import StenoCore
 
 /// A backend's timed words made whole before they are stored: pieces joined, punctuation kept.
 ///

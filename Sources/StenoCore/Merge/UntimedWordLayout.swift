@@ -1,5 +1,4 @@
 import Foundation
-import StenoCore
 /// Places words that came without times (a backend that answers text only) on the speech the
 /// planner measured, so that sentence times follow the speech.
 ///

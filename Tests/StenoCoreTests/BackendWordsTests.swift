@@ -1,4 +1,4 @@
-import StenoWorker
+import StenoCore
 import Testing
 
 @Suite("a backend's words made whole")
