@@ -14,3 +14,13 @@ extension JobAttempt.Outcome: PostgresCodable {}
 extension AnswerDisposal.DiscardReason: PostgresCodable {}
 extension ProgressStage: PostgresCodable {}
 extension FlagReason: PostgresCodable {}
+
+// Written into statements as literals where the planner must see them (partial indexes).
+extension MediaState: PostgresLiteral {}
+extension ChapterState: PostgresLiteral {}
+extension ChunkState: PostgresLiteral {}
+extension JobState: PostgresLiteral {}
+extension WorkerState: PostgresLiteral {}
+extension JobKind: PostgresLiteral {}
+extension FailureClass: PostgresLiteral {}
+extension JobAttempt.Outcome: PostgresLiteral {}

@@ -84,6 +84,27 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += String(value)
         }
 
+        /// A case of one of the domain's closed sets (a state) written into the SQL as a quoted
+        /// literal, not sent as a parameter: the planner must see it, since a partial index whose
+        /// predicate is `state = 'queued'` serves only a statement that says `'queued'` itself.
+        /// Named by its type in Swift, so that a state the enum does not have cannot be written.
+        public mutating func appendInterpolation<Value: PostgresLiteral>(literal value: Value) {
+            sql += Self.quoted(value)
+        }
+
+        /// Several such cases, comma-separated, for `IN (...)` and `ARRAY[...]`.
+        public mutating func appendInterpolation<Value: PostgresLiteral>(literals values: [Value]) {
+            precondition(!values.isEmpty, "an IN list names at least one value")
+            sql += values.map(Self.quoted).joined(separator: ", ")
+        }
+
+        @usableFromInline
+        static func quoted<Value: PostgresLiteral>(_ value: Value) -> String {
+            // Raw values are SQL words: nothing in them can leave the quotes.
+            precondition(value.rawValue.allSatisfy { $0.isASCII && ($0.isLowercase || $0 == "_") }, "\(value.rawValue) is not a plain word")
+            return "'" + value.rawValue + "'"
+        }
+
         /// Another query's SQL and parameters, renumbered to follow this one's.
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
             // A fragment without parameters has no placeholders to move.
@@ -126,3 +147,7 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         return result
     }
 }
+
+/// A closed set of plain lowercase words (an enum of states or kinds), which a statement may write
+/// into its SQL as literals: `"WHERE state = \(literal: JobState.queued)"` sends `'queued'`.
+public protocol PostgresLiteral: RawRepresentable where RawValue == String {}

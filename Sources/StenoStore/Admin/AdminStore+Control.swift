@@ -52,7 +52,7 @@ extension AdminStore {
         try await client.query(
             """
             SELECT id FROM jobs
-            WHERE state IN ('queued', 'running')
+            WHERE state IN (\(literals: [JobState.queued, .running]))
               AND (CASE WHEN \(chapterID)::bigint IS NULL
                         THEN media_id = \(mediaID) OR chapter_id IN (SELECT id FROM chapters WHERE media_id = \(mediaID))
                         ELSE chapter_id = \(chapterID)::bigint END)
@@ -82,9 +82,9 @@ extension AdminStore {
                     SET state = \(JobState.queued), run_at = now(), max_attempts = j.attempt + \(attemptBudget), cancel_requested = false,
                         error_class = NULL, error_message = NULL, finished_at = NULL, updated_at = now()
                     WHERE (j.media_id = \(mediaID) OR j.chapter_id IN (SELECT id FROM chapters WHERE media_id = \(mediaID)))
-                      AND j.state IN ('failed', 'cancelled')
+                      AND j.state IN (\(literals: [JobState.failed, .cancelled]))
                       AND (j.chunk_id IS NULL OR EXISTS (
-                              SELECT 1 FROM chunks k WHERE k.id = j.chunk_id AND k.state IN ('failed', 'cancelled')))
+                              SELECT 1 FROM chunks k WHERE k.id = j.chunk_id AND k.state IN (\(literals: [ChunkState.failed, .cancelled]))))
                       AND (j.chapter_id IS NULL OR EXISTS (
                               SELECT 1 FROM chapters c WHERE c.id = j.chapter_id AND c.state <> \(ChapterState.succeeded)))
                       AND (j.kind <> 'media' OR NOT EXISTS (SELECT 1 FROM chapters c WHERE c.media_id = \(mediaID)))
@@ -98,16 +98,16 @@ extension AdminStore {
                     UPDATE chapters c
                     SET state = r.next_state, error_class = NULL, error_message = NULL, finished_at = NULL, updated_at = now()
                     FROM (SELECT chapter_id,
-                                 CASE WHEN bool_or(kind = 'chapter') THEN 'queued'
-                                      WHEN bool_or(kind = 'chunk') THEN 'transcribing'
-                                      ELSE 'merging' END AS next_state
+                                 CASE WHEN bool_or(kind = 'chapter') THEN \(literal: ChapterState.queued)
+                                      WHEN bool_or(kind = 'chunk') THEN \(literal: ChapterState.transcribing)
+                                      ELSE \(literal: ChapterState.merging) END AS next_state
                           FROM requeued WHERE chapter_id IS NOT NULL GROUP BY chapter_id) AS r
                     WHERE c.id = r.chapter_id
                 ), media_back AS (
                     UPDATE media m
-                    SET state = CASE WHEN EXISTS (SELECT 1 FROM chapters c WHERE c.media_id = m.id) THEN 'transcribing' ELSE 'queued' END,
+                    SET state = CASE WHEN EXISTS (SELECT 1 FROM chapters c WHERE c.media_id = m.id) THEN \(literal: MediaState.transcribing) ELSE \(literal: MediaState.queued) END,
                         error_class = NULL, error_message = NULL, finished_at = NULL, notified_at = NULL, updated_at = now()
-                    WHERE m.id = \(mediaID) AND m.state IN ('failed', 'cancelled') AND EXISTS (SELECT 1 FROM requeued)
+                    WHERE m.id = \(mediaID) AND m.state IN (\(literals: [MediaState.failed, .cancelled])) AND EXISTS (SELECT 1 FROM requeued)
                     RETURNING m.state
                 )
                 SELECT (SELECT count(*) FROM requeued) AS jobs,
@@ -202,7 +202,7 @@ extension AdminStore {
                     UPDATE jobs j
                     SET priority = steno_focus_priority(\(focusIndex), c.index, m.priority), updated_at = now()
                     FROM chapters c JOIN media m ON m.id = c.media_id
-                    WHERE j.chapter_id = c.id AND c.media_id = \(mediaID) AND j.state IN ('queued', 'running')
+                    WHERE j.chapter_id = c.id AND c.media_id = \(mediaID) AND j.state IN (\(literals: [JobState.queued, .running]))
                     RETURNING j.priority
                 )
                 SELECT count(*) FILTER (WHERE priority = 2) AS high,

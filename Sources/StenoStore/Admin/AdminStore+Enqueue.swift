@@ -77,7 +77,7 @@ extension AdminStore {
     public func activeDuplicates(of sources: [String], on connection: PostgresConnection? = nil) async throws -> [ActiveDuplicate] {
         let statement: PostgresQuery = """
             SELECT id, source, state FROM media
-            WHERE source = ANY(\(sources)::text[]) AND state IN ('queued', 'probing', 'transcribing')
+            WHERE source = ANY(\(sources)::text[]) AND state IN (\(literals: [MediaState.queued, .probing, .transcribing]))
             ORDER BY id
             """
         let rows = try await query(statement, on: connection)

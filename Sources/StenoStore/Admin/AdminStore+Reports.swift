@@ -9,7 +9,7 @@ extension AdminStore {
             """
             SELECT * FROM steno_queue
             ORDER BY array_position(ARRAY['media', 'chapter', 'chunk', 'merge'], kind),
-                     array_position(ARRAY['queued', 'running', 'succeeded', 'failed', 'cancelled'], state)
+                     array_position(ARRAY[\(literals: [JobState.queued, .running, .succeeded, .failed, .cancelled])], state)
             """
         ).map { row in
             OperationsReport.QueueDepth(

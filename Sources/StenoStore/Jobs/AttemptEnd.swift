@@ -50,13 +50,16 @@ public enum AttemptEnd: Sendable, Equatable {
     /// The job's next state, from its row (`j`): a SQL expression.
     var nextState: PostgresQuery {
         switch self {
-        case .succeeded: "'succeeded'"
-        case .failed: "'failed'"
-        case .cancelled: "'cancelled'"
+        case .succeeded: "\(literal: JobState.succeeded)"
+        case .failed: "\(literal: JobState.failed)"
+        case .cancelled: "\(literal: JobState.cancelled)"
         case .retry, .leaseExpired: JobStore.stateAfterFailedAttempt
-        case .postponed, .released: "CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END"
+        case .postponed, .released: "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.queued) END"
         case .workerDied(let budget):
-            "CASE WHEN j.cancel_requested THEN 'cancelled' WHEN j.crash_rescues + 1 >= \(budget) THEN 'failed' ELSE 'queued' END"
+            """
+            CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) WHEN j.crash_rescues + 1 >= \(budget) THEN \(literal: JobState.failed)
+                 ELSE \(literal: JobState.queued) END
+            """
         }
     }
 
@@ -92,13 +95,18 @@ public enum AttemptEnd: Sendable, Equatable {
     /// The `job_attempts.outcome` for the job's new state (`e.state`): a SQL expression.
     var outcome: PostgresQuery {
         switch self {
-        case .succeeded: "'succeeded'"
-        case .failed: "'failed'"
-        case .cancelled: "'cancelled'"
-        case .retry: "CASE e.state WHEN 'queued' THEN 'retry' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END"
-        case .postponed, .released: "'released'"
-        case .leaseExpired: "'lease_expired'"
-        case .workerDied: "'worker_died'"
+        case .succeeded: "\(literal: JobAttempt.Outcome.succeeded)"
+        case .failed: "\(literal: JobAttempt.Outcome.failed)"
+        case .cancelled: "\(literal: JobAttempt.Outcome.cancelled)"
+        case .retry:
+            """
+            CASE e.state WHEN \(literal: JobState.queued) THEN \(literal: JobAttempt.Outcome.retry)
+                         WHEN \(literal: JobState.cancelled) THEN \(literal: JobAttempt.Outcome.cancelled)
+                         ELSE \(literal: JobAttempt.Outcome.failed) END
+            """
+        case .postponed, .released: "\(literal: JobAttempt.Outcome.released)"
+        case .leaseExpired: "\(literal: JobAttempt.Outcome.leaseExpired)"
+        case .workerDied: "\(literal: JobAttempt.Outcome.workerDied)"
         }
     }
 
@@ -119,7 +127,7 @@ public enum AttemptEnd: Sendable, Equatable {
         case .released: "j.error_message"
         case .leaseExpired: "'worker ' || held.owner || ' stopped renewing its lease'"
         case .workerDied:
-            "CASE WHEN \(nextState) = 'failed' THEN \(failure?.message) ELSE 'the process of worker ' || held.owner || ' died while running it' END"
+            "CASE WHEN \(nextState) = \(literal: JobState.failed) THEN \(failure?.message) ELSE 'the process of worker ' || held.owner || ' died while running it' END"
         default: "\(failure?.message)"
         }
     }

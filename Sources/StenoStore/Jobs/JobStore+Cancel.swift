@@ -47,18 +47,18 @@ extension JobStore {
             """
             WITH target AS (
                 SELECT id, state FROM jobs
-                WHERE \(scope.condition) AND state IN ('queued', 'running')
+                WHERE \(scope.condition) AND state IN (\(literals: [JobState.queued, .running]))
                 FOR UPDATE
             ), cancelled AS (
                 UPDATE jobs j
-                SET state = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now(),
-                    error_class = 'cancelled', error_message = \(reason)
-                FROM target t WHERE j.id = t.id AND t.state = 'queued'
+                SET state = \(literal: JobState.cancelled), cancel_requested = true, finished_at = now(), updated_at = now(),
+                    error_class = \(literal: FailureClass.cancelled), error_message = \(reason)
+                FROM target t WHERE j.id = t.id AND t.state = \(literal: JobState.queued)
                 RETURNING j.id
             ), flagged AS (
                 UPDATE jobs j
                 SET cancel_requested = true, updated_at = now(), error_message = \(reason)
-                FROM target t WHERE j.id = t.id AND t.state = 'running' AND NOT j.cancel_requested
+                FROM target t WHERE j.id = t.id AND t.state = \(literal: JobState.running) AND NOT j.cancel_requested
                 RETURNING j.id, j.lease_owner
             ), notified AS (
                 SELECT pg_notify(\(Channel.cancel), owner) FROM (SELECT DISTINCT lease_owner AS owner FROM flagged) AS owners

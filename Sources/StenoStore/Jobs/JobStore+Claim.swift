@@ -41,13 +41,13 @@ extension JobStore {
         let rows = try await connection.query(
             """
             UPDATE jobs j
-            SET state = 'running', attempt = j.attempt + 1, lease_owner = \(worker),
+            SET state = \(literal: JobState.running), attempt = j.attempt + 1, lease_owner = \(worker),
                 lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8),
                 started_at = now(), updated_at = now()
             FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
             WHERE j.id = ANY(ARRAY(
                 SELECT id FROM jobs
-                WHERE state = 'queued' AND run_at <= now() \(which) \(only)
+                WHERE state = \(literal: JobState.queued) AND run_at <= now() \(which) \(only)
                 ORDER BY priority DESC, run_at, id
                 LIMIT \(literal: limit)
                 FOR UPDATE SKIP LOCKED))

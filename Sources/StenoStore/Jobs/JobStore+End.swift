@@ -6,12 +6,12 @@ extension JobStore {
     /// What a failed attempt makes of its job (`j`): cancelled when its flag is set, failed once
     /// out of attempts, else queued again. Used by retries and by rescues alike.
     static let stateAfterFailedAttempt: PostgresQuery =
-        "CASE WHEN j.cancel_requested THEN 'cancelled' WHEN j.attempt >= j.max_attempts THEN 'failed' ELSE 'queued' END"
+        "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) WHEN j.attempt >= j.max_attempts THEN \(literal: JobState.failed) ELSE \(literal: JobState.queued) END"
 
     /// The lease fence: a write to a running job (`j`) goes through only for the attempt and
     /// worker (`held`) that hold it. Every heartbeat and every end of an attempt uses it.
     static let leaseFence: PostgresQuery =
-        "j.id = held.id AND j.attempt = held.attempt AND j.lease_owner = held.owner AND j.state = 'running'"
+        "j.id = held.id AND j.attempt = held.attempt AND j.lease_owner = held.owner AND j.state = \(literal: JobState.running)"
 
     /// The leases as a `held(id, attempt, owner)` relation, whatever workers hold them.
     static func held(_ leases: [JobLease]) -> PostgresQuery {
@@ -41,9 +41,9 @@ extension JobStore {
             WITH ended AS (
                 UPDATE jobs j
                 SET state = \(next), lease_owner = NULL, lease_expires_at = NULL,
-                    run_at = CASE WHEN \(next) = 'queued' THEN \(end.runAt) ELSE j.run_at END,
+                    run_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN \(end.runAt) ELSE j.run_at END,
                     max_attempts = \(maxAttempts),
-                    finished_at = CASE WHEN \(next) = 'queued' THEN NULL ELSE now() END,
+                    finished_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN NULL ELSE now() END,
                     updated_at = now(), error_class = \(end.jobErrorClass), error_message = \(end.jobErrorMessage)
                     \(end.moreAssignments)
                 FROM \(held)

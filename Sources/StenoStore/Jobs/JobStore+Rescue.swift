@@ -38,7 +38,7 @@ extension JobStore {
         let orphaned: PostgresQuery = """
             (SELECT j.id, j.attempt, j.lease_owner AS owner
              FROM jobs j JOIN workers w ON w.id = j.lease_owner
-             WHERE j.state = 'running' AND \(spared) AND \(deadOwner(policy))
+             WHERE j.state = \(literal: JobState.running) AND \(spared) AND \(deadOwner(policy))
              ORDER BY j.id
              LIMIT \(limit)
              FOR UPDATE OF j SKIP LOCKED) AS held
@@ -48,7 +48,7 @@ extension JobStore {
         let expired: PostgresQuery = """
             (SELECT j.id, j.attempt, j.lease_owner AS owner
              FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
-             WHERE j.state = 'running' AND j.lease_expires_at < now() AND \(spared)
+             WHERE j.state = \(literal: JobState.running) AND j.lease_expires_at < now() AND \(spared)
                AND (NOT \(aliveOwner) OR j.lease_owner = \(owner)::text
                     OR w.last_heartbeat_at < now() - make_interval(secs => \(policy.hangLimit.seconds)::float8))
              ORDER BY j.lease_expires_at

@@ -9,15 +9,15 @@ extension Lifecycle {
         try await connection.query(
             """
             WITH media_cancelled AS (
-                UPDATE media SET state = 'cancelled', error_class = 'cancelled', error_message = \(reason),
+                UPDATE media SET state = \(literal: MediaState.cancelled), error_class = \(literal: FailureClass.cancelled), error_message = \(reason),
                                  finished_at = now(), updated_at = now()
                 WHERE id = \(mediaID)
             ), chapters_cancelled AS (
-                UPDATE chapters SET state = 'cancelled', finished_at = now(), updated_at = now()
-                WHERE media_id = \(mediaID) AND state NOT IN ('succeeded', 'failed', 'cancelled')
+                UPDATE chapters SET state = \(literal: ChapterState.cancelled), finished_at = now(), updated_at = now()
+                WHERE media_id = \(mediaID) AND state NOT IN (\(literals: [ChapterState.succeeded, .failed, .cancelled]))
             )
-            UPDATE chunks SET state = 'cancelled', finished_at = now(), updated_at = now()
-            WHERE media_id = \(mediaID) AND state IN ('queued', 'running')
+            UPDATE chunks SET state = \(literal: ChunkState.cancelled), finished_at = now(), updated_at = now()
+            WHERE media_id = \(mediaID) AND state IN (\(literals: [ChunkState.queued, .running]))
             """)
     }
 
@@ -27,13 +27,13 @@ extension Lifecycle {
         let row = try await connection.query(
             """
             WITH chapter_cancelled AS (
-                UPDATE chapters SET state = 'cancelled', error_class = 'cancelled', error_message = \(reason),
+                UPDATE chapters SET state = \(literal: ChapterState.cancelled), error_class = \(literal: FailureClass.cancelled), error_message = \(reason),
                                     finished_at = now(), updated_at = now()
-                WHERE id = \(chapterID) AND state NOT IN ('succeeded', 'failed', 'cancelled')
+                WHERE id = \(chapterID) AND state NOT IN (\(literals: [ChapterState.succeeded, .failed, .cancelled]))
                 RETURNING id
             ), chunks_cancelled AS (
-                UPDATE chunks SET state = 'cancelled', finished_at = now(), updated_at = now()
-                WHERE chapter_id = \(chapterID) AND state IN ('queued', 'running')
+                UPDATE chunks SET state = \(literal: ChunkState.cancelled), finished_at = now(), updated_at = now()
+                WHERE chapter_id = \(chapterID) AND state IN (\(literals: [ChunkState.queued, .running]))
             )
             SELECT count(*) AS cancelled FROM chapter_cancelled
             """

@@ -33,25 +33,25 @@ enum Lifecycle {
         if let chunkID {
             try await connection.query(
                 """
-                UPDATE chunks SET state = 'failed', error_class = \(failure.errorClass), error_message = \(failure.message),
+                UPDATE chunks SET state = \(literal: ChunkState.failed), error_class = \(failure.errorClass), error_message = \(failure.message),
                                   finished_at = now(), updated_at = now()
-                WHERE id = \(chunkID) AND state NOT IN ('succeeded', 'cancelled', 'split')
+                WHERE id = \(chunkID) AND state NOT IN (\(literals: [ChunkState.succeeded, .cancelled, .split]))
                 """)
         }
         if let chapterID {
             try await connection.query(
                 """
-                UPDATE chapters SET state = 'failed', error_class = \(failure.errorClass), error_message = \(failure.message),
+                UPDATE chapters SET state = \(literal: ChapterState.failed), error_class = \(failure.errorClass), error_message = \(failure.message),
                                     finished_at = now(), updated_at = now()
-                WHERE id = \(chapterID) AND state NOT IN ('succeeded', 'cancelled')
+                WHERE id = \(chapterID) AND state NOT IN (\(literals: [ChapterState.succeeded, .cancelled]))
                 """)
         }
         if let mediaID {
             let failed = try await connection.query(
                 """
-                UPDATE media SET state = 'failed', error_class = \(failure.errorClass), error_message = \(failure.message),
+                UPDATE media SET state = \(literal: MediaState.failed), error_class = \(failure.errorClass), error_message = \(failure.message),
                                  finished_at = now(), updated_at = now()
-                WHERE id = \(mediaID) AND state NOT IN ('succeeded', 'failed', 'cancelled')
+                WHERE id = \(mediaID) AND state NOT IN (\(literals: [MediaState.succeeded, .failed, .cancelled]))
                 RETURNING id
                 """)
             if !failed.isEmpty { try await announceFinished(mediaID, on: connection) }
@@ -60,15 +60,15 @@ enum Lifecycle {
 
     /// A chunk whose job went back to the queue is `queued` again.
     static func requeueChunk(_ chunkID: Int64, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE chunks SET state = 'queued', updated_at = now() WHERE id = \(chunkID) AND state = 'running'")
+        try await connection.query("UPDATE chunks SET state = \(literal: ChunkState.queued), updated_at = now() WHERE id = \(chunkID) AND state = \(literal: ChunkState.running)")
     }
 
     /// A chunk whose job was cancelled is `cancelled`, unless it finished.
     static func cancelChunk(_ chunkID: Int64, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            UPDATE chunks SET state = 'cancelled', finished_at = now(), updated_at = now()
-            WHERE id = \(chunkID) AND state IN ('queued', 'running')
+            UPDATE chunks SET state = \(literal: ChunkState.cancelled), finished_at = now(), updated_at = now()
+            WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .running]))
             """)
     }
 
@@ -80,16 +80,16 @@ enum Lifecycle {
             """
             WITH counts AS (
                 SELECT count(*) AS total,
-                       count(*) FILTER (WHERE state = 'failed') AS failed,
-                       count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
-                       count(*) FILTER (WHERE state NOT IN ('succeeded', 'failed', 'cancelled')) AS open
+                       count(*) FILTER (WHERE state = \(literal: ChapterState.failed)) AS failed,
+                       count(*) FILTER (WHERE state = \(literal: ChapterState.cancelled)) AS cancelled,
+                       count(*) FILTER (WHERE state NOT IN (\(literals: [ChapterState.succeeded, .failed, .cancelled]))) AS open
                 FROM chapters WHERE media_id = \(mediaID)
             )
             UPDATE media m
-            SET state = CASE WHEN c.cancelled = c.total THEN 'cancelled' WHEN c.failed > 0 THEN 'failed' ELSE 'succeeded' END,
+            SET state = CASE WHEN c.cancelled = c.total THEN \(literal: MediaState.cancelled) WHEN c.failed > 0 THEN \(literal: MediaState.failed) ELSE \(literal: MediaState.succeeded) END,
                 finished_at = now(), updated_at = now()
             FROM counts c
-            WHERE m.id = \(mediaID) AND m.state = 'transcribing' AND c.open = 0 AND c.total > 0
+            WHERE m.id = \(mediaID) AND m.state = \(literal: MediaState.transcribing) AND c.open = 0 AND c.total > 0
             RETURNING m.state
             """)
         guard let row = rows.first else { return nil }

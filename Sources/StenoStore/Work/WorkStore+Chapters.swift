@@ -38,7 +38,7 @@ extension WorkStore {
     /// `queued` -> `planning`.
     public func markPlanning(_ chapterID: Int64) async throws {
         try await client.query(
-            "UPDATE chapters SET state = 'planning', updated_at = now() WHERE id = \(chapterID) AND state = 'queued'")
+            "UPDATE chapters SET state = \(literal: ChapterState.planning), updated_at = now() WHERE id = \(chapterID) AND state = \(literal: ChapterState.queued)")
     }
 
     /// Stores the planned chunks and one chunk job each, moves the chapter to `transcribing` and
@@ -50,7 +50,7 @@ extension WorkStore {
                 INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, speech, speech_seconds, uploaded,
                                     state, text, segments, words, finished_at)
                 SELECT \(chapter.mediaID), \(chapter.id), index, start_seconds, end_seconds, speech::jsonb, speech_seconds, uploaded,
-                       CASE WHEN uploaded THEN 'queued' ELSE 'succeeded' END,
+                       CASE WHEN uploaded THEN \(literal: ChunkState.queued) ELSE \(literal: ChunkState.succeeded) END,
                        CASE WHEN uploaded THEN NULL ELSE '' END,
                        CASE WHEN uploaded THEN NULL ELSE '[]'::jsonb END,
                        CASE WHEN uploaded THEN NULL ELSE '[]'::jsonb END,
@@ -63,8 +63,8 @@ extension WorkStore {
             try await insertChunkJobs(chapterID: chapter.id, priority: chapter.mediaPriority, on: connection)
             try await connection.query(
                 """
-                UPDATE chapters SET state = 'transcribing', updated_at = now()
-                WHERE id = \(chapter.id) AND state IN ('queued', 'planning')
+                UPDATE chapters SET state = \(literal: ChapterState.transcribing), updated_at = now()
+                WHERE id = \(chapter.id) AND state IN (\(literals: [ChapterState.queued, .planning]))
                 """)
             // A chapter with no speech at all has nothing to send: it goes straight to its merge.
             _ = try await enqueueMergeIfDone(chapterID: chapter.id, mediaID: chapter.mediaID, priority: chapter.mediaPriority, on: connection)
@@ -79,7 +79,7 @@ extension WorkStore {
             INSERT INTO jobs (kind, priority, media_id, chapter_id, chunk_id)
             SELECT 'chunk', \(priority.rawValue), k.media_id, k.chapter_id, k.id
             FROM chunks k
-            WHERE k.chapter_id = \(chapterID) AND k.state = 'queued'
+            WHERE k.chapter_id = \(chapterID) AND k.state = \(literal: ChunkState.queued)
               AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chunk_id = k.id AND j.kind = 'chunk')
             ORDER BY k.start_seconds
             """)

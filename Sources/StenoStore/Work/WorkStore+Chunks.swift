@@ -96,15 +96,15 @@ extension WorkStore {
                 "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = \(chunkID) FOR UPDATE OF c")
             let started = try await connection.query(
                 """
-                UPDATE chunks SET state = 'running', updated_at = now()
-                WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running') AND (answer_held_until IS NULL OR answer_held_until <= now())
+                UPDATE chunks SET state = \(literal: ChunkState.running), updated_at = now()
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= now())
                 RETURNING id
                 """)
             if !started.isEmpty { return .started }
             let held = try await connection.query(
                 """
                 SELECT 1 FROM chunks
-                WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running') AND answer_held_until > now()
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > now()
                 """)
             return held.isEmpty ? .notRunnable : .answerHeldElsewhere
         }
@@ -118,7 +118,7 @@ extension WorkStore {
         try await client.query(
             """
             UPDATE chunks SET answer_held_until = now() + make_interval(secs => \(window.seconds)::float8)
-            WHERE id = \(chunkID) AND state IN ('queued', 'failed', 'running')
+            WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running]))
             """)
     }
 
@@ -135,7 +135,7 @@ extension WorkStore {
             if let reason = AnswerDisposal.discardReason(forChunkState: state) {
                 // A write retried after the connection broke may find its own first try committed.
                 let ours = try await connection.query(
-                    "SELECT 1 AS ours FROM job_attempts WHERE job_id = \(lease.jobID) AND attempt = \(lease.attempt) AND outcome = 'succeeded'")
+                    "SELECT 1 AS ours FROM job_attempts WHERE job_id = \(lease.jobID) AND attempt = \(lease.attempt) AND outcome = \(literal: JobAttempt.Outcome.succeeded)")
                 if reason == .alreadyAnswered && !ours.isEmpty { return .stored(mergeEnqueued: false) }
                 // The reason is recorded in `job_attempts` when the handler ends the attempt.
                 return .discarded(reason)
@@ -147,7 +147,7 @@ extension WorkStore {
                 UPDATE chunks
                 SET text = \(stored.text), segments = \(Self.json(stored.segments))::jsonb, words = \(stored.words.isEmpty ? nil : Self.json(stored.words))::jsonb, encoded_bytes = \(stored.encodedBytes), backend = \(stored.backend), model = \(stored.model),
                     usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
-                    state = 'succeeded', error_class = NULL, error_message = NULL,
+                    state = \(literal: ChunkState.succeeded), error_class = NULL, error_message = NULL,
                     answer_held_until = NULL, finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
@@ -165,8 +165,8 @@ extension WorkStore {
             try await connection.query("SELECT id FROM chapters WHERE id = \(chunk.chapterID) FOR UPDATE")
             let split = try await connection.query(
                 """
-                UPDATE chunks SET state = 'split', updated_at = now(), finished_at = now()
-                WHERE id = \(chunk.id) AND state IN ('queued', 'running', 'failed')
+                UPDATE chunks SET state = \(literal: ChunkState.split), updated_at = now(), finished_at = now()
+                WHERE id = \(chunk.id) AND state IN (\(literals: [ChunkState.queued, .running, .failed]))
                 RETURNING id
                 """)
             if !split.isEmpty {
@@ -187,9 +187,9 @@ extension WorkStore {
     func enqueueMergeIfDone(chapterID: Int64, mediaID: Int64, priority: JobPriority, on connection: PostgresConnection) async throws -> Bool {
         let merging = try await connection.query(
             """
-            UPDATE chapters SET state = 'merging', updated_at = now()
-            WHERE id = \(chapterID) AND state = 'transcribing'
-              AND NOT EXISTS (SELECT 1 FROM chunks WHERE chapter_id = \(chapterID) AND state NOT IN ('succeeded', 'split'))
+            UPDATE chapters SET state = \(literal: ChapterState.merging), updated_at = now()
+            WHERE id = \(chapterID) AND state = \(literal: ChapterState.transcribing)
+              AND NOT EXISTS (SELECT 1 FROM chunks WHERE chapter_id = \(chapterID) AND state NOT IN (\(literals: [ChunkState.succeeded, .split])))
             RETURNING id
             """)
         guard !merging.isEmpty else { return false }
@@ -197,7 +197,7 @@ extension WorkStore {
             """
             INSERT INTO jobs (kind, priority, media_id, chapter_id)
             SELECT 'merge', \(priority.rawValue), \(mediaID), \(chapterID)
-            WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE chapter_id = \(chapterID) AND kind = 'merge' AND state IN ('queued', 'running'))
+            WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE chapter_id = \(chapterID) AND kind = \(literal: JobKind.merge) AND state IN (\(literals: [JobState.queued, .running])))
             """)
         return true
     }

@@ -42,7 +42,7 @@ extension WorkStore {
     /// `queued` -> `probing`; other states stay (a retry of a media job after a crash).
     public func markProbing(_ mediaID: Int64) async throws {
         try await client.query(
-            "UPDATE media SET state = 'probing', updated_at = now() WHERE id = \(mediaID) AND state = 'queued'")
+            "UPDATE media SET state = \(literal: MediaState.probing), updated_at = now() WHERE id = \(mediaID) AND state = \(literal: MediaState.queued)")
     }
 
     /// Stores the probe, the selected chapters and one chapter job each, moves the media to
@@ -56,7 +56,7 @@ extension WorkStore {
                 """
                 UPDATE media
                 SET container = \(summary.container), audio_codec = \(summary.audioCodec), sample_rate = \(summary.sampleRate), channels = \(summary.channels), duration_seconds = \(summary.duration),
-                    state = CASE WHEN state IN ('queued', 'probing') THEN 'transcribing' ELSE state END,
+                    state = CASE WHEN state IN (\(literals: [MediaState.queued, .probing])) THEN \(literal: MediaState.transcribing) ELSE state END,
                     updated_at = now()
                 WHERE id = \(media.id)
                 """)
@@ -73,7 +73,7 @@ extension WorkStore {
                 INSERT INTO jobs (kind, priority, media_id, chapter_id)
                 SELECT 'chapter', \(media.priority.rawValue), c.media_id, c.id
                 FROM chapters c
-                WHERE c.media_id = \(media.id) AND c.index = ANY(\(chapters.map(\.index))::integer[]) AND c.state = 'queued'
+                WHERE c.media_id = \(media.id) AND c.index = ANY(\(chapters.map(\.index))::integer[]) AND c.state = \(literal: ChapterState.queued)
                   AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chapter_id = c.id AND j.kind = 'chapter')
                 ORDER BY c.index
                 """)

@@ -9,7 +9,7 @@ extension WorkStore {
             """
             SELECT start_seconds, end_seconds, text, segments::text AS segments, words::text AS words, speech::text AS speech,
                    flagged::text AS flagged
-            FROM chunks WHERE chapter_id = \(chapterID) AND state = 'succeeded'
+            FROM chunks WHERE chapter_id = \(chapterID) AND state = \(literal: ChunkState.succeeded)
             ORDER BY start_seconds, index
             """)
         return try rows.map { row in
@@ -42,9 +42,9 @@ extension WorkStore {
                 """)
             try await connection.query(
                 """
-                UPDATE chapters SET text = \(sentences.filter { $0.flag == nil }.map(\.text).joined(separator: " ")), state = 'succeeded', error_class = NULL, error_message = NULL,
+                UPDATE chapters SET text = \(sentences.filter { $0.flag == nil }.map(\.text).joined(separator: " ")), state = \(literal: ChapterState.succeeded), error_class = NULL, error_message = NULL,
                                     finished_at = now(), updated_at = now()
-                WHERE id = \(chapter.id) AND state <> 'cancelled'
+                WHERE id = \(chapter.id) AND state <> \(literal: ChapterState.cancelled)
                 """)
             try await complete(lease, on: connection)
             return try await Lifecycle.finishMediaIfDone(chapter.mediaID, on: connection)

@@ -34,7 +34,7 @@ extension WorkStore {
                 SELECT id, state, title, source, error_class, error_message, duration_seconds,
                        COALESCE(webhook_url, \(defaultURL)) AS url
                 FROM media
-                WHERE state IN ('succeeded', 'failed') AND notified_at IS NULL
+                WHERE state IN (\(literals: [MediaState.succeeded, .failed])) AND notified_at IS NULL
                   AND COALESCE(webhook_url, \(defaultURL)) IS NOT NULL AND NOT (id = ANY(\(skip)::bigint[]))
                 ORDER BY finished_at NULLS LAST, id
                 LIMIT \(limit)

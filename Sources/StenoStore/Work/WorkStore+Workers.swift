@@ -12,9 +12,9 @@ extension WorkStore {
         try await client.query(
             """
             INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at, liveness_key)
-            VALUES (\(workerID), \(hostname), \(pid), \(version), 'running', now(), now(), nextval('workers_liveness_key_seq'))
+            VALUES (\(workerID), \(hostname), \(pid), \(version), \(literal: WorkerState.running), now(), now(), nextval('workers_liveness_key_seq'))
             ON CONFLICT (id) DO UPDATE SET hostname = EXCLUDED.hostname, pid = EXCLUDED.pid, version = EXCLUDED.version,
-                status = 'running', started_at = now(), stopped_at = NULL, last_heartbeat_at = now(),
+                status = \(literal: WorkerState.running), started_at = now(), stopped_at = NULL, last_heartbeat_at = now(),
                 liveness_key = EXCLUDED.liveness_key
             RETURNING liveness_key
             """
@@ -75,20 +75,20 @@ extension WorkStore {
             WITH beat AS (
                 UPDATE workers SET status = \(status), status_message = \(message), jobs_in_flight = \(jobsInFlight), paused_backends = \(Self.json(paused))::jsonb,
                                    last_heartbeat_at = now()
-                WHERE id = \(workerID) AND status <> 'stopped'
+                WHERE id = \(workerID) AND status <> \(literal: WorkerState.stopped)
             ), others AS MATERIALIZED (
                 -- Running jobs this worker does not run, each with whether its owner's process lives.
                 SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
                        \(JobStore.aliveOwner) AS alive, \(JobStore.deadOwner(rescue)) AS dead
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
-                WHERE j.state = 'running' AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
+                WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
-                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'chunk') - now())
+                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chunk)) - now())
                            AS chunk_jobs_in,
                        extract(epoch FROM least(
-                           (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'media'),
-                           (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'chapter'),
-                           (SELECT min(run_at) FROM jobs WHERE state = 'queued' AND kind = 'merge')) - now()) AS other_jobs_in,
+                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.media)),
+                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chapter)),
+                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.merge))) - now()) AS other_jobs_in,
                        extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - now())
                            AS lease_expires_in,
                        extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < now())
@@ -96,9 +96,9 @@ extension WorkStore {
                            AS hung_in,
                        coalesce((SELECT bool_or(dead) FROM others), false) AS owners_died,
                        (EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND webhook_url IS NOT NULL
-                                                      AND state IN ('succeeded', 'failed') AND NOT (id = ANY(\(noticesBackingOff)::bigint[])))
+                                                      AND state IN (\(literals: [MediaState.succeeded, .failed])) AND NOT (id = ANY(\(noticesBackingOff)::bigint[])))
                         OR (\(webhookURL)::text IS NOT NULL
-                            AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN ('succeeded', 'failed')
+                            AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN (\(literals: [MediaState.succeeded, .failed]))
                                                               AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices
             )
             SELECT due.*, o.backend, o.reason, o.since, o.probe_at, o.failures
@@ -120,7 +120,7 @@ extension WorkStore {
     public func deregister(workerID: String) async throws {
         try await client.query(
             """
-            UPDATE workers SET status = 'stopped', jobs_in_flight = 0, stopped_at = now(), last_heartbeat_at = now()
+            UPDATE workers SET status = \(literal: WorkerState.stopped), jobs_in_flight = 0, stopped_at = now(), last_heartbeat_at = now()
             WHERE id = \(workerID)
             """)
     }
