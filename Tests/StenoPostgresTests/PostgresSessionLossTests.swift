@@ -40,8 +40,11 @@ struct PostgresSessionLossTests {
         }
     }
 
-    @Test("a session ended inside a transaction fails the transaction's next statement")
-    func transactionNotContinuedElsewhere() async throws {
+    /// A transaction that inserts 1, has its session ended by `end`, then inserts 2: it must fail
+    /// with `connectionLost` and leave neither row, however the session ended.
+    private func expectLostTransaction(
+        _ end: @escaping @Sendable (PostgresConnection, PostgresClient) async throws -> Void
+    ) async throws {
         try await TestDatabase.with { database in
             let client = database.client(maxConnections: 1)
             let admin = database.client(maxConnections: 1)
@@ -49,17 +52,26 @@ struct PostgresSessionLossTests {
             let error = await #expect(throws: PostgresError.self) {
                 try await client.withTransaction { connection in
                     try await connection.query("INSERT INTO kept VALUES (1)", [])
-                    let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
-                    try await admin.terminateBackend(pid)
+                    try await end(connection, admin)
                     try await connection.query("INSERT INTO kept VALUES (2)", [])
                 }
             }
             #expect(error?.code == .connectionLost)
             let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
-            #expect(rows == 0, "neither insert of the lost transaction was committed")
+            #expect(rows == 0, "no statement of the lost transaction was committed")
             await client.shutdown()
             await admin.shutdown()
         }
+    }
+
+    private static func terminate(_ connection: PostgresConnection, by admin: PostgresClient) async throws {
+        let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
+        try await admin.terminateBackend(pid)
+    }
+
+    @Test("a session ended inside a transaction fails the transaction's next statement")
+    func transactionNotContinuedElsewhere() async throws {
+        try await expectLostTransaction { connection, admin in try await Self.terminate(connection, by: admin) }
     }
 
     /// The server's goodbye can be read between two statements of a transaction (a restart
@@ -69,45 +81,16 @@ struct PostgresSessionLossTests {
     /// still `running` that way, the chunk's own update rolled back with the old session.
     @Test("a goodbye read between two statements of a transaction fails the transaction; nothing of it is committed")
     func goodbyeInsideTransaction() async throws {
-        try await TestDatabase.with { database in
-            let client = database.client(maxConnections: 1)
-            let admin = database.client(maxConnections: 1)
-            try await client.query("CREATE TABLE kept (n integer)", [])
-            let error = await #expect(throws: PostgresError.self) {
-                try await client.withTransaction { connection in
-                    try await connection.query("INSERT INTO kept VALUES (1)", [])
-                    let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
-                    try await admin.terminateBackend(pid)
-                    // Reads what the server sent, outside any statement: its FATAL goodbye.
-                    _ = try? await connection.waitForNotifications(timeout: .milliseconds(50))
-                    try await connection.query("INSERT INTO kept VALUES (2)", [])
-                }
-            }
-            #expect(error?.code == .connectionLost)
-            let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
-            #expect(rows == 0, "no statement of the lost transaction was committed")
-            await client.shutdown()
-            await admin.shutdown()
+        try await expectLostTransaction { connection, admin in
+            try await Self.terminate(connection, by: admin)
+            // Reads what the server sent, outside any statement: its FATAL goodbye.
+            _ = try? await connection.waitForNotifications(timeout: .milliseconds(50))
         }
     }
 
     @Test("a transaction whose session was closed on the way does not carry on in a new session")
     func closedInsideTransaction() async throws {
-        try await TestDatabase.with { database in
-            let client = database.client(maxConnections: 1)
-            try await client.query("CREATE TABLE kept (n integer)", [])
-            let error = await #expect(throws: PostgresError.self) {
-                try await client.withTransaction { connection in
-                    try await connection.query("INSERT INTO kept VALUES (1)", [])
-                    await connection.close()
-                    try await connection.query("INSERT INTO kept VALUES (2)", [])
-                }
-            }
-            #expect(error?.code == .connectionLost)
-            let rows: Int = try await client.query("SELECT count(*)::integer AS n FROM kept").single().decode("n")
-            #expect(rows == 0, "no statement of the lost transaction was committed")
-            await client.shutdown()
-        }
+        try await expectLostTransaction { connection, _ in await connection.close() }
     }
 
     /// A task cancelled as its transaction body ends never sends COMMIT: the transaction, and the
