@@ -130,16 +130,14 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         if let value = try seconds(leaseSeconds, "--lease-seconds", environment, "STENO_WORKER_LEASE_SECONDS", in: 2...3600) {
             settings.lease = .seconds(value)
         }
-        // A dead worker's jobs are taken back at once; a live one's after the hang limit, which
-        // must outlast the lease (a heartbeat is a quarter of it) to mean anything.
-        settings.rescue.startGrace = max(settings.lease, .seconds(5))
+        // A dead worker's jobs are taken back at once; a live one's after the hang limit.
         if let value = try seconds(hangSeconds, "--hang-seconds", environment, "STENO_WORKER_HANG_SECONDS", in: 30...86_400) {
-            settings.rescue.hangLimit = .seconds(value)
+            settings.hangLimit = .seconds(value)
         }
         if let value = try checked(crashBudget, "--crash-budget", (RescuePolicy.aloneAfter + 1)...100)
             ?? integer(environment, "STENO_WORKER_CRASH_BUDGET", in: (RescuePolicy.aloneAfter + 1)...100)
         {
-            settings.rescue.crashBudget = value
+            settings.crashBudget = value
         }
         if let value = try seconds(chunkSeconds, "--chunk-seconds", environment, "STENO_CHUNK_SECONDS", in: 1...3600) {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)

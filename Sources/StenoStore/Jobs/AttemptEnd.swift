@@ -115,7 +115,7 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .succeeded: "NULL"
         case .released: "j.error_class"
-        case .leaseExpired, .workerDied: "'lost_lease'"
+        case .leaseExpired, .workerDied: "\(literal: FailureClass.lostLease)"
         default: "\(failure?.errorClass)"
         }
     }
@@ -135,7 +135,7 @@ public enum AttemptEnd: Sendable, Equatable {
     /// `job_attempts.error_class`: a SQL expression.
     var attemptErrorClass: PostgresQuery {
         switch self {
-        case .leaseExpired, .workerDied: "'lost_lease'"
+        case .leaseExpired, .workerDied: "\(literal: FailureClass.lostLease)"
         default: "\(failure?.errorClass)"
         }
     }

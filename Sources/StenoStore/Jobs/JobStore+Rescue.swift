@@ -71,15 +71,21 @@ extension JobStore {
     static let aliveOwner: PostgresQuery =
         "(w.liveness_key IS NOT NULL AND w.liveness_key::bigint::oid IN (\(liveKeys)))"
 
-    /// Whether the worker row `w` is a process that died: it took a liveness lock and no session
-    /// holds it, though it had taken it on this server (after the server started), or the server
-    /// has been up long enough for a live worker to have taken it again.
-    static func deadOwner(_ policy: RescuePolicy) -> PostgresQuery {
+    /// Whether a missing lock of the worker row `w` would prove its process dead: it had taken the
+    /// lock on this server (after the server started), or the server has been up long enough for
+    /// a live worker to have taken it again.
+    static func lockLossProves(_ policy: RescuePolicy) -> PostgresQuery {
         """
-        (w.liveness_key IS NOT NULL AND w.liveness_key::bigint::oid NOT IN (\(liveKeys))
+        (w.liveness_key IS NOT NULL
          AND (w.liveness_locked_at > pg_postmaster_start_time()
               OR pg_postmaster_start_time() < now() - make_interval(secs => \(policy.startGrace.seconds)::float8)))
         """
+    }
+
+    /// Whether the worker row `w` is a process that died: no session holds its liveness lock, and
+    /// that proves it (`lockLossProves`).
+    static func deadOwner(_ policy: RescuePolicy) -> PostgresQuery {
+        "(NOT \(aliveOwner) AND \(lockLossProves(policy)))"
     }
 
     /// What the listening session of worker `id` runs each time it took its liveness lock.

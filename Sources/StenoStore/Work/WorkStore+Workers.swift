@@ -77,9 +77,10 @@ extension WorkStore {
                                    last_heartbeat_at = now()
                 WHERE id = \(workerID) AND status <> \(literal: WorkerState.stopped)
             ), others AS MATERIALIZED (
-                -- Running jobs this worker does not run, each with whether its owner's process lives.
+                -- Running jobs this worker does not run, each with whether its owner's process lives
+                -- (`pg_locks` read once) and whether a missing lock would prove it dead.
                 SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
-                       \(JobStore.aliveOwner) AS alive, \(JobStore.deadOwner(rescue)) AS dead
+                       \(JobStore.aliveOwner) AS alive, \(JobStore.lockLossProves(rescue)) AS provable
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
                 WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
@@ -94,7 +95,7 @@ extension WorkStore {
                        extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < now())
                                           + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - now())
                            AS hung_in,
-                       coalesce((SELECT bool_or(dead) FROM others), false) AS owners_died,
+                       coalesce((SELECT bool_or(provable AND NOT alive) FROM others), false) AS owners_died,
                        (EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND webhook_url IS NOT NULL
                                                       AND state IN (\(literals: [MediaState.succeeded, .failed])) AND NOT (id = ANY(\(noticesBackingOff)::bigint[])))
                         OR (\(webhookURL)::text IS NOT NULL

@@ -13,9 +13,16 @@ public struct WorkerConfiguration: Sendable {
     public var extractionSlots: Int
     /// How long a claim or a heartbeat holds a job; a worker silent this long loses its jobs.
     public var lease: Duration
+    /// How long a worker whose process lives but sends no heartbeat keeps its jobs (`--hang-seconds`).
+    public var hangLimit = Duration.seconds(300)
+    /// How many times a job may be running when its worker dies before it fails (`--crash-budget`).
+    public var crashBudget = 4
     /// When running jobs are taken back from their worker: at once from a dead process, after
-    /// the hang limit from one that lives but sends no heartbeat; and the crash budget.
-    public var rescue = RescuePolicy()
+    /// the hang limit from one that lives but sends no heartbeat. After a database restart a
+    /// missing lock proves nothing for the lease (at least 5 s): live workers are taking theirs again.
+    public var rescue: RescuePolicy {
+        RescuePolicy(startGrace: max(lease, .seconds(5)), hangLimit: hangLimit, crashBudget: crashBudget)
+    }
     /// How long an http(s) source may take to connect or to send the next bytes.
     public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
     /// On SIGTERM, how long running jobs may take to finish before they are handed back.

@@ -265,17 +265,19 @@ public final class WorkerRuntime: Service, Sendable {
     private func claim(room: Int) async throws -> [Job] {
         let worker = configuration.workerID
         let others: [JobKind] = [.media, .chapter, .merge]
-        // A worker with nothing in flight first looks for a job that must run alone.
-        if inFlight.count == 0 {
-            let down = outagesPause && outages.outage(of: primaryBackend) != nil
-            if let alone = try await jobs.claimAlone(worker: worker, lease: configuration.lease, kinds: pause.isPaused || down ? others : nil) {
-                return [alone]
-            }
+        let outage = outagesPause ? outages.outage(of: primaryBackend) : nil
+        // A worker with nothing in flight first looks for a job that must run alone (never a
+        // chunk job while chunk jobs are held back, not even as an outage's probe).
+        if inFlight.count == 0,
+            let alone = try await jobs.claimAlone(
+                worker: worker, lease: configuration.lease, kinds: pause.isPaused || outage != nil ? others : nil)
+        {
+            return [alone]
         }
         if pause.isPaused {
             return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: others)
         }
-        guard outagesPause, let outage = outages.outage(of: primaryBackend) else {
+        guard let outage else {
             return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: nil)
         }
         var claimed: [Job] = []
