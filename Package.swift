@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "StenoWorker", targets: ["StenoWorker"]),
         .library(name: "StenoVoice", targets: ["StenoVoice"]),
         .executable(name: "steno-worker", targets: ["steno-worker"]),
+        .executable(name: "steno-api", targets: ["steno-api"]),
+        .library(name: "StenoAPI", targets: ["StenoAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries. Only the matching wrapper module imports each of them.
@@ -41,6 +46,9 @@ let package = Package(
         // glibc's allocator tuning; StenoMedia uses it for the memory FFmpeg's demuxers take.
         .systemLibrary(name: "CMalloc"),
 
+        // How the servers log: plain lines at a terminal, JSON lines for a collector.
+        .target(name: "StenoLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
         // Pure Swift: domain types and logic, no C and no I/O.
         .target(name: "StenoCore"),
 
@@ -54,7 +62,11 @@ let package = Package(
         // each state transition is written here once, for the worker and the CLI alike.
         .target(
             name: "StenoStore",
-            dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log"),
+                // SHA-256 of API keys: the table keeps the hash, never the key.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
 
         // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
@@ -137,6 +149,7 @@ let package = Package(
             name: "steno-worker",
             dependencies: [
                 "StenoWorker",
+                "StenoLogging",
                 "StenoMedia",
                 "StenoPostgres",
                 "StenoStore",
@@ -146,6 +159,35 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // steno-api: the HTTP API (Hummingbird) over the same store as the CLI, with the
+        // OpenAI-compatible transcription endpoint and an event stream fed by LISTEN/NOTIFY.
+        .target(
+            name: "StenoAPI",
+            dependencies: [
+                "StenoCore",
+                "StenoPostgres",
+                "StenoStore",
+                "StenoMedia",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
+        ),
+        .executableTarget(
+            name: "steno-api",
+            dependencies: [
+                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoLogging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -179,6 +221,11 @@ let package = Package(
             dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoTestSupport"]
         ),
         .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
+        .testTarget(
+            name: "StenoAPITests",
+            dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [

@@ -57,6 +57,10 @@ extension Steno {
         @Option(help: ArgumentHelp("Directory every source must be under (default: STENO_MEDIA_ROOT).", valueName: "dir"))
         var mediaRoot: String?
 
+        @Option(help: ArgumentHelp(
+            "The tenant the media belong to: API keys of that tenant see them (default: default).", valueName: "name"))
+        var tenant: String = NewMedia.defaultTenant
+
         @Flag(help: "Enqueue sources even when they are already queued or in progress.")
         var force = false
 
@@ -89,40 +93,11 @@ extension Steno {
         }
 
         private func validatedRequests() throws -> [NewMedia] {
-            guard let priority = JobPriority(name: priority) else {
-                throw AdminError(.invalidInput, "--priority must be high, medium or low, not \(priority)")
-            }
-            let selection: ChapterSelection
-            do {
-                selection = try ChapterSelection(parsing: chapters)
-            } catch {
-                throw AdminError(.invalidInput, "\(error)")
-            }
-            if let language, language.wholeMatch(of: /[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?/) == nil {
-                throw AdminError(.invalidInput, "--language must be an ISO 639 code such as en, de or pt-BR, not \(language)")
-            }
-            if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw AdminError(.invalidInput, "--model must not be empty")
-            }
-            if let prompt {
-                if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    throw AdminError(.invalidInput, "--prompt must not be empty")
-                }
-                if prompt.count > NewMedia.longestPrompt {
-                    throw AdminError(
-                        .invalidInput, "--prompt has \(prompt.count) characters; the longest is \(NewMedia.longestPrompt)",
-                        hint: "whisper reads only the last 224 tokens of a prompt: keep the names and terms that matter")
-                }
-                if prompt.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) {
-                    throw AdminError(.invalidInput, "--prompt must not contain control characters")
-                }
-            }
-            if let webhook {
-                let scheme = URL(string: webhook)?.scheme?.lowercased()
-                guard scheme == "http" || scheme == "https", URL(string: webhook)?.host?.isEmpty == false else {
-                    throw AdminError(.invalidInput, "--webhook must be an http(s) URL, not \(webhook)")
-                }
-            }
+            let options = MediaOptions(
+                title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters,
+                webhook: webhook)
+            // Checked once before the sources, so that a bad flag is reported even when a source is bad too.
+            _ = try Self.checked(options, source: "")
             let root = mediaRoot ?? ProcessInfo.processInfo.environment["STENO_MEDIA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
             let resolution = MediaSourceResolver(mediaRoot: root).resolve(sources)
             if !resolution.problems.isEmpty {
@@ -139,10 +114,14 @@ extension Steno {
             if resolution.skippedFiles > 0 {
                 CLIFailure.printError("note: skipped \(resolution.skippedFiles) file(s) in directories that are not media by extension")
             }
-            return resolution.sources.map { source in
-                NewMedia(
-                    source: source, title: title, language: language, model: model, priority: priority,
-                    chapters: selection, webhookURL: webhook, prompt: prompt?.trimmingCharacters(in: .whitespacesAndNewlines))
+            return try resolution.sources.map { try Self.checked(options, source: $0, tenant: tenant) }
+        }
+
+        private static func checked(_ options: MediaOptions, source: String, tenant: String = NewMedia.defaultTenant) throws -> NewMedia {
+            do {
+                return try options.validated(source: source, tenant: tenant)
+            } catch {
+                throw AdminError(.invalidInput, "--\(error.field) \(error.problem)", hint: error.hint)
             }
         }
     }

@@ -14,6 +14,7 @@ extension JobAttempt.Outcome: PostgresCodable {}
 extension AnswerDisposal.DiscardReason: PostgresCodable {}
 extension ProgressStage: PostgresCodable {}
 extension FlagReason: PostgresCodable {}
+extension APIScope: PostgresCodable {}
 
 // Written into statements as literals where the planner must see them (partial indexes).
 extension MediaState: PostgresLiteral {}

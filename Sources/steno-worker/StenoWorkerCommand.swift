@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoLogging
 import StenoMedia
 import StenoPostgres
 import StenoTranscription
@@ -77,17 +78,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let level = Logger.Level(rawValue: environment["STENO_LOG_LEVEL"] ?? "info") ?? .info
-        // Plain lines for a person at a terminal, JSON lines for a log collector otherwise.
-        let terminal = isatty(STDERR_FILENO) == 1
-        LoggingSystem.bootstrap { label in
-            if terminal {
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
-            return JSONLogHandler(label: label, logLevel: level)
-        }
+        StenoLogging.bootstrap(environment: environment)
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)

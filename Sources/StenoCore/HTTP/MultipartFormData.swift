@@ -67,30 +67,8 @@ public struct MultipartFormData: Sendable {
     }
 
     private static func part(headers: String, body: [UInt8]) throws(ParseError) -> Part {
-        var name: String?
-        var filename: String?
-        var contentType: String?
-        for line in headers.split(separator: "\r\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let field = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingSpaces()
-            if field == "content-disposition" {
-                for parameter in value.split(separator: ";").dropFirst() {
-                    let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
-                    guard pair.count == 2 else { continue }
-                    let unquoted = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
-                    switch pair[0].lowercased() {
-                    case "name": name = unquoted
-                    case "filename": filename = unquoted
-                    default: break
-                    }
-                }
-            } else if field == "content-type" {
-                contentType = value
-            }
-        }
-        guard let name else { throw ParseError(description: "a multipart part has no name") }
-        return Part(name: name, filename: filename, contentType: contentType, body: body)
+        let header = try MultipartPartHeader(parsing: headers)
+        return Part(name: header.name, filename: header.filename, contentType: header.contentType, body: body)
     }
 
     /// The first index of `needle` in `haystack` at or after `start`.
@@ -114,7 +92,7 @@ public struct MultipartFormData: Sendable {
 }
 
 extension StringProtocol {
-    fileprivate func trimmingSpaces() -> String {
+    func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -10,14 +10,32 @@ public struct NewMedia: Sendable, Equatable {
     public var webhookURL: String?
     /// Names and vocabulary sent with every chunk as the backend's `prompt`.
     public var prompt: String?
+    /// The tenant the media belongs to: an API key's, else `default`.
+    public var tenant: String
+    /// An API client's `Idempotency-Key`: a second media with the same key and tenant is not added.
+    public var idempotencyKey: String?
+
+    /// The tenant of media enqueued without one (by the CLI).
+    public static let defaultTenant = "default"
+
+    /// Whether `name` can name a tenant (the `media.tenant` CHECK of migration 0013).
+    public static func isValidTenant(_ name: String) -> Bool {
+        name.wholeMatch(of: /[a-z0-9][a-z0-9_.\-]{0,62}/) != nil
+    }
+
+    /// The rule `isValidTenant` checks, in words.
+    public static let tenantRule = "must be 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
 
     /// The longest prompt: whisper reads only its last 224 tokens, about 1,000 characters of English.
     public static let longestPrompt = 1000
 
     public init(
         source: String, title: String? = nil, language: String? = nil, model: String? = nil,
-        priority: JobPriority = .low, chapters: ChapterSelection = .all, webhookURL: String? = nil, prompt: String? = nil
+        priority: JobPriority = .low, chapters: ChapterSelection = .all, webhookURL: String? = nil, prompt: String? = nil,
+        tenant: String = NewMedia.defaultTenant, idempotencyKey: String? = nil
     ) {
+        self.tenant = tenant
+        self.idempotencyKey = idempotencyKey
         self.prompt = prompt
         self.source = source
         self.title = title

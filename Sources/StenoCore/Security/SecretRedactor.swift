@@ -22,7 +22,16 @@ public struct SecretRedactor: Sendable {
         for secret in secrets where result.contains(secret) {
             result = Self.replacingAll(secret, in: result, with: Self.replacement)
         }
-        return Self.redactKeywordPasswords(in: Self.redactURLCredentials(in: Self.redactBearerTokens(in: result)))
+        return Self.redactAPIKeys(in: Self.redactKeywordPasswords(in: Self.redactURLCredentials(in: Self.redactBearerTokens(in: result))))
+    }
+
+    /// Steno's own API keys (`stk_` and 43 characters) wherever they appear: the prefix stays,
+    /// so that an operator can still tell which key it was.
+    private static func redactAPIKeys(in text: String) -> String {
+        guard text.contains(APIKeyToken.marker) else { return text }
+        return text.replacing(/stk_[A-Za-z0-9_\-]{43}/) { match in
+            String(match.output.prefix(APIKeyToken.prefixLength)) + "…" + replacement
+        }
     }
 
     /// The text with the user information of every URL in it masked; the user name stays when

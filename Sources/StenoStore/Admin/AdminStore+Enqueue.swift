@@ -27,6 +27,31 @@ extension AdminStore {
             // Serialises enqueues, so that two operators adding the same folder at once cannot
             // both pass the duplicate check.
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.enqueueLockKey))")
+            return try await insert(media, allowDuplicates: allowDuplicates, on: connection)
+        }
+    }
+
+    /// Enqueues one media unless its tenant already has one with the same idempotency key;
+    /// then that one is returned and `replayed` is true. Without a key it always enqueues.
+    public func enqueueOnce(_ media: NewMedia) async throws -> (media: EnqueuedMedia, replayed: Bool) {
+        try await client.withTransaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.enqueueLockKey))")
+            if let key = media.idempotencyKey {
+                let rows = try await connection.query(
+                    """
+                    SELECT m.id AS media_id, j.id AS job_id, m.source, m.title FROM media m
+                    LEFT JOIN LATERAL (SELECT id FROM jobs WHERE media_id = m.id AND kind = \(literal: JobKind.media) ORDER BY id LIMIT 1) j ON true
+                    WHERE m.tenant = \(media.tenant) AND m.idempotency_key = \(key)
+                    """)
+                if let row = rows.first {
+                    return (try Self.enqueued(row), true)
+                }
+            }
+            return (try await insert([media], allowDuplicates: true, on: connection)[0], false)
+        }
+    }
+
+    private func insert(_ media: [NewMedia], allowDuplicates: Bool, on connection: PostgresConnection) async throws -> [EnqueuedMedia] {
             if !allowDuplicates {
                 let duplicates = try await activeDuplicates(of: media.map(\.source), on: connection)
                 if !duplicates.isEmpty {
@@ -44,33 +69,40 @@ extension AdminStore {
             let chapterSelections: [String?] = media.map { $0.chapters.storedIndexes.map { $0.postgresText } ?? nil }
             let webhookURLs = media.map(\.webhookURL)
             let prompts = media.map(\.prompt)
+            let tenants = media.map(\.tenant)
+            let idempotencyKeys = media.map(\.idempotencyKey)
             let rows = try await connection.query(
                 """
                 WITH input AS (
                     SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
-                                         \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[])
-                        WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt, position)
+                                         \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[],
+                                         \(tenants)::text[], \(idempotencyKeys)::text[])
+                        WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt,
+                                             tenant, idempotency_key, position)
                 ), inserted AS (
-                    INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt)
-                    SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt
+                    INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt,
+                                       tenant, idempotency_key)
+                    SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt,
+                           tenant, idempotency_key
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (
                     INSERT INTO jobs (kind, priority, media_id)
-                    SELECT 'media', priority, id FROM inserted
+                    SELECT \(literal: JobKind.media), priority, id FROM inserted
                     RETURNING id, media_id
                 )
                 SELECT i.id AS media_id, q.id AS job_id, i.source, i.title
                 FROM inserted i JOIN queued q ON q.media_id = i.id
                 ORDER BY i.id
                 """)
-            return try rows.map { row in
-                EnqueuedMedia(
-                    mediaID: try row.decode("media_id"), jobID: try row.decode("job_id"),
-                    source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
-                    title: try row.decode("title"))
-            }
-        }
+            return try rows.map(Self.enqueued)
+    }
+
+    private static func enqueued(_ row: PostgresRow) throws -> EnqueuedMedia {
+        EnqueuedMedia(
+            mediaID: try row.decode("media_id"), jobID: try row.decode("job_id", as: Int64?.self) ?? 0,
+            source: SecretRedactor.redactURLCredentials(in: try row.decode("source")),
+            title: try row.decode("title"))
     }
 
     /// Media of these sources that are queued or in progress.

@@ -11,8 +11,20 @@ extension AdminStore {
         public var beforeID: Int64?
         public var limit: Int
         public var offset: Int
+        /// Only this tenant's media; nil for every tenant's (the CLI).
+        public var tenant: String?
+        /// Only media whose title or source contains this text (case-insensitive).
+        public var text: String?
+        /// Only media of these priorities.
+        public var priorities: [JobPriority]?
 
-        public init(states: [MediaState]? = nil, createdSince: Date? = nil, beforeID: Int64? = nil, limit: Int = 50, offset: Int = 0) {
+        public init(
+            states: [MediaState]? = nil, createdSince: Date? = nil, beforeID: Int64? = nil, limit: Int = 50, offset: Int = 0,
+            tenant: String? = nil, text: String? = nil, priorities: [JobPriority]? = nil
+        ) {
+            self.tenant = tenant
+            self.text = text
+            self.priorities = priorities
             self.states = states
             self.createdSince = createdSince
             self.beforeID = beforeID
@@ -42,14 +54,23 @@ extension AdminStore {
     /// Media matching `filter`, newest first.
     public func list(_ filter: MediaFilter) async throws -> [MediaProgress] {
         let states: [String]? = filter.states.map { $0.map(\.rawValue) }
+        let priorities: [Int]? = filter.priorities.map { $0.map { Int($0.rawValue) } }
+        // The media are chosen from the table (its indexes), and only the page's progress is computed.
+        let pattern = filter.text.map { "%" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%" }
         return try await client.query(
             """
-            SELECT * FROM steno_progress
-            WHERE (\(states)::text[] IS NULL OR state = ANY(\(states)::text[]))
-              AND (\(filter.createdSince)::timestamptz IS NULL OR created_at >= \(filter.createdSince)::timestamptz)
-              AND (\(filter.beforeID)::bigint IS NULL OR media_id < \(filter.beforeID)::bigint)
+            SELECT * FROM steno_progress WHERE media_id IN (
+                SELECT id FROM media
+                WHERE (\(states)::text[] IS NULL OR state = ANY(\(states)::text[]))
+                  AND (\(filter.createdSince)::timestamptz IS NULL OR created_at >= \(filter.createdSince)::timestamptz)
+                  AND (\(filter.beforeID)::bigint IS NULL OR id < \(filter.beforeID)::bigint)
+                  AND (\(filter.tenant)::text IS NULL OR tenant = \(filter.tenant)::text)
+                  AND (\(priorities)::smallint[] IS NULL OR priority = ANY(\(priorities)::smallint[]))
+                  AND (\(pattern)::text IS NULL OR title ILIKE \(pattern)::text OR source ILIKE \(pattern)::text)
+                ORDER BY id DESC
+                LIMIT \(filter.limit) OFFSET \(filter.offset))
             ORDER BY media_id DESC
-            LIMIT \(filter.limit) OFFSET \(filter.offset)
             """
         ).map(MediaProgress.init(row:))
     }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// `--since`: a span back from now (`90m`, `24h`, `7d`, `2w`) or a date (`2026-11-20`,
+/// `--since` and the API's `since`: a span back from now (`90m`, `24h`, `7d`, `2w`) or a date (`2026-11-20`,
 /// `2026-11-20T08:00:00Z`), read in UTC.
-enum SinceParser {
-    static func parse(_ text: String, now: Date = Date()) -> Date? {
+public enum SinceParser {
+    public static func parse(_ text: String, now: Date = Date()) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         // A span is finite and at most about a century: Dates and timestamps beyond that overflow.
         if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount.isFinite, amount >= 0 {
@@ -25,7 +25,7 @@ enum SinceParser {
         return dateOnly.date(from: text)
     }
 
-    static let maximumSpan: Double = 100 * 366 * 86400
+    public static let maximumSpan: Double = 100 * 366 * 86400
 
-    static let help = "a span back from now (up to a century) such as 90m, 24h, 7d, 2w, or a date such as 2026-11-20 or 2026-11-20T08:00:00Z"
+    public static let help = "a span back from now (up to a century) such as 90m, 24h, 7d, 2w, or a date such as 2026-11-20 or 2026-11-20T08:00:00Z"
 }

@@ -1,18 +1,23 @@
 import Foundation
 import Logging
 
-/// One JSON object per line on stderr, for log collectors when the worker runs in a container.
-struct JSONLogHandler: LogHandler {
-    let label: String
-    var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:]
+/// One JSON object per line on stderr, for log collectors when a Steno process runs in a container.
+public struct JSONLogHandler: LogHandler {
+    public let label: String
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public init(label: String, logLevel: Logger.Level = .info) {
+        self.label = label
+        self.logLevel = logLevel
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         var fields: [String: String] = [
             "time": ISO8601DateFormatter().string(from: Date()),
             "level": event.level.rawValue,

@@ -1,0 +1,315 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+import StenoCore
+import StenoMedia
+import StenoStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension APIServer {
+    /// `POST /v1/media`: an upload (multipart, streamed to the upload directory), or JSON naming a
+    /// URL or a path under the media root. 202 with `Location`; with an `Idempotency-Key` already
+    /// used by this tenant, the first media again (`replayed`), and an upload is not kept twice.
+    func createMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.submit)
+        let idempotencyKey = try Self.idempotencyKey(request)
+        if let idempotencyKey, let earlier = try await store.mediaID(tenant: principal.tenant, idempotencyKey: idempotencyKey) {
+            return try await submitted(earlier, tenant: principal.tenant, replayed: true)
+        }
+        let submission: MediaSubmission
+        var upload: UploadReceiver.ReceivedFile?
+        if Self.isJSON(request) {
+            submission = try MediaSubmission(json: Data(buffer: try await request.body.collect(upTo: context.maxUploadSize)))
+        } else {
+            let form = try await uploads().receive(request)
+            upload = form.file
+            do {
+                submission = try MediaSubmission(form: form)
+            } catch {
+                await Self.remove(upload)
+                throw error
+            }
+        }
+        do {
+            // The settings first: a bad priority is told before any URL is resolved.
+            var media = try submission.options.validated(source: "", tenant: principal.tenant, idempotencyKey: idempotencyKey)
+            media.source = try await source(of: submission, upload: upload)
+            if let webhook = media.webhookURL { try await outbound.check(webhook, field: "webhook") }
+            if let upload { try await Self.checkDecodable(upload) }
+            let (enqueued, replayed) = try await store.enqueueOnce(media)
+            if replayed { await Self.remove(upload) }
+            context.logger.info("media submitted", metadata: [
+                "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "replayed": "\(replayed)",
+                "upload.bytes": "\(upload?.bytes ?? 0)",
+            ])
+            return try await submitted(enqueued.mediaID, tenant: principal.tenant, replayed: replayed)
+        } catch {
+            await Self.remove(upload)
+            throw error
+        }
+    }
+
+    private func submitted(_ mediaID: Int64, tenant: String, replayed: Bool) async throws -> Response {
+        let progress = try await store.progress(of: mediaID, tenant: tenant)
+        return try APIJSON.response(
+            SubmittedMedia(media: progress, replayed: replayed), status: .accepted,
+            headers: [.location: "/v1/media/\(mediaID)"])
+    }
+
+    func uploads() throws -> UploadReceiver {
+        guard let directory = configuration.uploadDirectory else {
+            throw APIError(
+                .badRequest, code: "uploads_disabled", "this server takes no uploads: it has no upload directory", field: "file",
+                hint: "send a url instead, or ask the operator to set STENO_UPLOAD_DIR")
+        }
+        return UploadReceiver(directory: directory, maxBytes: configuration.maxUploadBytes, metrics: metrics)
+    }
+
+    /// The source to store: the upload's path, a checked URL, or a path confined to the media root.
+    private func source(of submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) async throws -> String {
+        let given = [upload != nil, submission.url != nil, submission.path != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw APIError.badRequest(
+                given == 0 ? "send the recording as a file, or name it with url or path" : "send exactly one of file, url and path",
+                field: given == 0 ? "file" : nil)
+        }
+        if let upload { return upload.path }
+        if let url = submission.url {
+            try await outbound.check(url, field: "url")
+            return url
+        }
+        return try await confined(submission.path!)
+    }
+
+    /// A path inside the media root, symbolic links resolved, naming a readable, non-empty file.
+    private func confined(_ path: String) async throws -> String {
+        guard let root = configuration.mediaRoot else {
+            throw APIError.badRequest(
+                "this server takes no path sources: it has no media root", field: "path",
+                hint: "upload the file or send a url, or ask the operator to set STENO_MEDIA_ROOT")
+        }
+        return try await NIOThreadPool.singleton.runIfActive { () throws -> String in
+            guard let realRoot = Self.realPath(root) else {
+                throw APIError(.serviceUnavailable, code: "media_root_missing", "the server's media root does not exist", retryAfter: 60)
+            }
+            let candidate = path.hasPrefix("/") ? path : realRoot + "/" + path
+            guard let real = Self.realPath(candidate), real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") else {
+                throw APIError.badRequest(
+                    "path must name an existing file inside the media root", field: "path",
+                    hint: "give it relative to the media root, such as podcasts/ep1.mp3")
+            }
+            var info = stat()
+            guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw APIError.badRequest("path must name a regular file, not a directory or device", field: "path")
+            }
+            guard info.st_size > 0 else { throw APIError.badRequest("the file at path is empty", field: "path") }
+            guard access(real, R_OK) == 0 else { throw APIError.badRequest("the file at path cannot be read by the server", field: "path") }
+            return real
+        }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// 415 for an upload no decoder reads, so that the client hears it now and not from a
+    /// failed media later.
+    static func checkDecodable(_ upload: UploadReceiver.ReceivedFile) async throws {
+        do {
+            _ = try await MediaFile.probe(MediaLocation(upload.path), verifyingEnd: false)
+        } catch {
+            switch error.code {
+            case .notMediaFile, .noAudioStream, .unsupportedCodec, .emptyFile, .corrupt, .truncated:
+                throw APIError(
+                    .unsupportedMediaType, code: "unreadable_media", "the uploaded file cannot be transcribed: \(error.reason)", field: "file",
+                    hint: "send an audio or video file FFmpeg reads, such as mp3, m4a, m4b, wav, flac, ogg, opus, mp4 or mkv")
+            default:
+                throw error
+            }
+        }
+    }
+
+    static func remove(_ upload: UploadReceiver.ReceivedFile?) async {
+        guard let upload else { return }
+        _ = try? await NIOThreadPool.singleton.runIfActive { unlink(upload.path) }
+    }
+
+    static func isJSON(_ request: Request) -> Bool {
+        guard let type = request.headers[.contentType]?.lowercased() else { return false }
+        return type.hasPrefix("application/json")
+    }
+
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        guard (1...200).contains(key.count), key.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) else {
+            throw APIError.badRequest("Idempotency-Key must be 1 to 200 printable ASCII characters", field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    func mediaID(_ context: APIRequestContext) throws -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+            throw APIError.notFound("there is no such media: media ids are positive whole numbers")
+        }
+        return id
+    }
+
+    // MARK: Reading
+
+    /// `GET /v1/media`: newest first, filtered by `state`, `priority`, `since`, `q`; `limit` per
+    /// page (1-200, default 50) and `cursor` from the page before.
+    func listMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.read)
+        let query = request.uri.queryParameters
+        var filter = AdminStore.MediaFilter(tenant: principal.tenant)
+        if let states = query["state"].map(String.init) {
+            filter.states = try states.split(separator: ",").map { name in
+                guard let state = MediaState(rawValue: String(name)) else {
+                    throw APIError.badRequest(
+                        "state must be one or more of \(MediaState.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, not \(name)",
+                        field: "state")
+                }
+                return state
+            }
+        }
+        if let priorities = query["priority"].map(String.init) {
+            filter.priorities = try priorities.split(separator: ",").map { name in
+                guard let priority = JobPriority(name: String(name)) else {
+                    throw APIError.badRequest("priority must be high, medium or low (comma-separated), not \(name)", field: "priority")
+                }
+                return priority
+            }
+        }
+        if let since = query["since"].map(String.init) {
+            guard let date = SinceParser.parse(since) else {
+                throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
+            }
+            filter.createdSince = date
+        }
+        if let text = query["q"].map(String.init), !text.isEmpty {
+            guard text.count <= 200, !text.unicodeScalars.contains("\u{0}") else {
+                throw APIError.badRequest("q must be at most 200 characters, without NUL", field: "q")
+            }
+            filter.text = text
+        }
+        filter.limit = try Self.integer(query["limit"].map(String.init), field: "limit", in: 1...200) ?? 50
+        if let cursor = query["cursor"].map(String.init) {
+            guard let before = Int64(cursor), before > 0 else {
+                throw APIError.badRequest("cursor must be the next_cursor of a page before", field: "cursor")
+            }
+            filter.beforeID = before
+        }
+        let media = try await store.list(filter)
+        let next = media.count == filter.limit ? media.last.map { String($0.mediaID) } : nil
+        return try APIJSON.response(MediaPage(media: media, nextCursor: next))
+    }
+
+    func showMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.read)
+        let id = try mediaID(context)
+        let progress = try await store.progress(of: id, tenant: principal.tenant)
+        async let chapters = store.chapterProgress(of: id)
+        async let holds = progress.state.isFinished ? [] : store.holds(of: id)
+        return try APIJSON.response(MediaResource(media: progress, chapters: try await chapters, holds: try await holds))
+    }
+
+    /// `GET /v1/media/{id}/transcript?format=txt|srt|vtt|json|podcast[&chapter=N]`.
+    func transcript(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.read)
+        let id = try mediaID(context)
+        let query = request.uri.queryParameters
+        let formatName = query["format"].map(String.init) ?? "json"
+        guard let format = TranscriptFormat(rawValue: formatName) else {
+            throw APIError.badRequest(
+                "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
+        }
+        let chapter = try Self.integer(query["chapter"].map(String.init), field: "chapter", in: 1...100_000)
+        try await store.requireMedia(id, tenant: principal.tenant)
+        let transcript = try await store.transcript(mediaID: id, chapter: chapter)
+        let text = try format.render(transcript)
+        let name = "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? "") + "." + (format == .podcast ? "json" : format.rawValue)
+        return Response(
+            status: .ok,
+            headers: [.contentType: Self.contentType(of: format), .contentDisposition: "inline; filename=\"\(name)\""],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func contentType(of format: TranscriptFormat) -> String {
+        switch format {
+        case .txt: "text/plain; charset=utf-8"
+        case .srt: "application/x-subrip; charset=utf-8"
+        case .vtt: "text/vtt; charset=utf-8"
+        case .json, .podcast: "application/json; charset=utf-8"
+        }
+    }
+
+    // MARK: Acting
+
+    func cancelMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let id = try mediaID(context)
+        let chapter = try Self.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000)
+        try await store.requireMedia(id, tenant: principal.tenant)
+        return try APIJSON.response(try await store.cancel(mediaID: id, chapter: chapter, reason: "cancelled through the API by key \(principal.prefix)"))
+    }
+
+    func retryMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let id = try mediaID(context)
+        try await store.requireMedia(id, tenant: principal.tenant)
+        return try APIJSON.response(try await store.retry(mediaID: id))
+    }
+
+    func focusMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let id = try mediaID(context)
+        guard let chapter = try Self.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000) else {
+            throw APIError.badRequest("name the chapter the listener is on: ?chapter=N", field: "chapter")
+        }
+        try await store.requireMedia(id, tenant: principal.tenant)
+        return try APIJSON.response(try await store.focus(mediaID: id, chapter: chapter))
+    }
+
+    /// `DELETE /v1/media/{id}`: the media, its transcript and jobs, and its uploaded file.
+    func deleteMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let id = try mediaID(context)
+        let source = try await store.source(of: id, tenant: principal.tenant)
+        let outcome = try await store.delete(mediaID: id)
+        if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
+            await Self.remove(UploadReceiver.ReceivedFile(path: source, clientFilename: nil, bytes: 0))
+        }
+        return try APIJSON.response(outcome)
+    }
+
+    // MARK: The fleet
+
+    func workers(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        return try APIJSON.response(["workers": try await store.workers()])
+    }
+
+    /// `GET /v1/report?since=24h`: the operations report `steno report` prints.
+    func report(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let since = request.uri.queryParameters["since"].map(String.init) ?? "24h"
+        guard let start = SinceParser.parse(since) else {
+            throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
+        }
+        return try APIJSON.response(try await store.report(since: start))
+    }
+
+    static func integer(_ text: String?, field: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError.badRequest("\(field) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)", field: field)
+        }
+        return value
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StenoCore
+import StenoStore
+
+extension APIServer {
+    /// OpenAI's transcription request fields; others OpenAI defines (`temperature`,
+    /// `chunking_strategy`, `include[]`) are accepted and have no effect.
+    static let openAIFields: Set<String> = [
+        "model", "language", "prompt", "response_format", "timestamp_granularities[]", "timestamp_granularities", "stream",
+        "temperature", "chunking_strategy", "include[]",
+    ]
+
+    /// `POST /v1/audio/transcriptions`, as OpenAI defines it, for audio of any length: the upload
+    /// becomes a media of the key's tenant, the fleet splits and transcribes it, and the answer
+    /// comes when the merged transcript is ready. With `stream=true`, Server-Sent Events of
+    /// `transcript.text.delta` as chapters finish, then `transcript.text.done`.
+    func openAITranscription(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.submit)
+        let form = try await uploads().receive(request)
+        // Once the media is enqueued its upload is its source: an answer that fails after that
+        // (a timeout, a failed media) leaves the file for the media that goes on.
+        var enqueuedMedia = false
+        do {
+            let plan = try OpenAITranscriptionPlan(form: form)
+            guard let file = form.file else {
+                throw APIError.badRequest("send the recording as the multipart field file", field: "file")
+            }
+            let title = file.clientFilename.map { String($0.unicodeScalars.filter { $0 != "\u{0}" }.prefix(200)) }
+            let media = try MediaOptions(title: title, language: plan.language, prompt: plan.prompt)
+                .validated(source: file.path, tenant: principal.tenant)
+            try await Self.checkDecodable(file)
+            // Subscribed before the media exists, so that no change is missed.
+            let subscription = hub.subscribe(tenant: principal.tenant)
+            let enqueued: AdminStore.EnqueuedMedia
+            do {
+                enqueued = try await store.enqueueOnce(media).media
+                enqueuedMedia = true
+            } catch {
+                hub.unsubscribe(subscription)
+                throw error
+            }
+            context.logger.info("transcription requested", metadata: [
+                "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "upload.bytes": "\(file.bytes)", "stream": "\(plan.stream)",
+            ])
+            let follower = TranscriptionFollower(
+                store: store, mediaID: enqueued.mediaID, subscription: subscription, deadline: .now + configuration.transcriptionTimeout)
+            let headers: HTTPFields = [HTTPField.Name("X-Steno-Media-Id")!: String(enqueued.mediaID)]
+            if plan.stream {
+                return streamed(follower, headers: headers)
+            }
+            defer { hub.unsubscribe(subscription) }
+            let transcript = try await follower.waitForTranscript()
+            var answerHeaders = headers
+            answerHeaders[.contentType] = plan.format.contentType
+            return Response(
+                status: .ok, headers: answerHeaders,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: try plan.format.render(transcript, words: plan.words))))
+        } catch {
+            if !enqueuedMedia { await Self.remove(form.file) }
+            throw error
+        }
+    }
+
+    private func streamed(_ follower: TranscriptionFollower, headers: HTTPFields) -> Response {
+        var headers = headers
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let hub = hub
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { hub.unsubscribe(follower.subscription) }
+            do {
+                let transcript = try await follower.followChapters { delta in
+                    try await writer.write(Self.openAIEvent(["type": "transcript.text.delta", "delta": delta]))
+                }
+                try await writer.write(Self.openAIEvent(["type": "transcript.text.done", "text": OpenAITranscriptionFormat.text(of: transcript)]))
+            } catch let error as APIError {
+                // The status line is gone; OpenAI's clients read an `error` object in the stream.
+                try await writer.write(Self.openAIEvent(["error": ["message": error.message, "type": error.type, "code": error.code]]))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    static func openAIEvent(_ object: [String: any Sendable]) -> ByteBuffer {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        var buffer = ByteBuffer(string: "data: ")
+        buffer.writeBytes(data)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+
+    /// `GET /v1/models`: OpenAI clients list models; the fleet's backends decide the model, so
+    /// there is one, `steno`.
+    func models(_ request: Request, _ context: APIRequestContext) throws -> Response {
+        _ = try context.require(.read)
+        struct Model: Encodable { var id = "steno"; var object = "model"; var created = 0; var ownedBy = "steno" }
+        struct Models: Encodable { var object = "list"; var data = [Model()] }
+        return try APIJSON.response(Models())
+    }
+}
+
+/// The fields of a transcription request, checked.
+struct OpenAITranscriptionPlan: Sendable {
+    var format: OpenAITranscriptionFormat
+    var words: Bool
+    var stream: Bool
+    var language: String?
+    var prompt: String?
+
+    init(form: UploadReceiver.Form) throws {
+        for name in form.fields.keys.sorted() where !APIServer.openAIFields.contains(name) {
+            throw APIError.badRequest("unknown field \(name)", field: name)
+        }
+        guard let model = form.field("model"), !model.allSatisfy(\.isWhitespace) else {
+            throw APIError.badRequest("model is required (any name: the fleet's backends decide the model)", field: "model")
+        }
+        _ = model
+        let formatName = form.field("response_format") ?? "json"
+        guard let format = OpenAITranscriptionFormat(rawValue: formatName) else {
+            throw APIError.badRequest(
+                "response_format must be one of \(OpenAITranscriptionFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)",
+                field: "response_format")
+        }
+        let granularities = (form.fields["timestamp_granularities[]"] ?? []) + (form.fields["timestamp_granularities"] ?? [])
+        for granularity in granularities where granularity != "word" && granularity != "segment" {
+            throw APIError.badRequest("timestamp_granularities[] must be word or segment, not \(granularity)", field: "timestamp_granularities[]")
+        }
+        if !granularities.isEmpty, format != .verboseJSON {
+            throw APIError.badRequest("timestamp_granularities[] needs response_format verbose_json", field: "timestamp_granularities[]")
+        }
+        switch form.field("stream")?.lowercased() {
+        case nil, "false": stream = false
+        case "true": stream = true
+        case let other?: throw APIError.badRequest("stream must be true or false, not \(other)", field: "stream")
+        }
+        self.format = format
+        words = granularities.contains("word")
+        language = form.field("language").flatMap { $0.isEmpty ? nil : $0 }
+        prompt = form.field("prompt").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+    }
+}

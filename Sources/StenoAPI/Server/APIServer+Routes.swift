@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import Logging
+import StenoCore
+import StenoPostgres
+import StenoStore
+
+/// One route: its method and path as `openapi.yaml` writes them, whether it needs a key, and
+/// its handler. The router is built from this list, and so is every 405.
+struct APIRoute: Sendable {
+    var method: HTTPRequest.Method
+    var path: String
+    var needsKey: Bool
+    var handler: @Sendable (Request, APIRequestContext) async throws -> Response
+}
+
+extension APIServer {
+    /// Every route; `openapi.yaml` describes the same set (`OpenAPIDocumentTests` compares them).
+    func routes() -> [APIRoute] {
+        func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
+            APIRoute(method: method, path: path, needsKey: false, handler: handler)
+        }
+        func keyed(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
+            APIRoute(method: method, path: path, needsKey: true, handler: handler)
+        }
+        return [
+            open(.get, "/healthz") { _, _ in Self.text("ok\n") },
+            open(.get, "/readyz") { _, _ in
+                let ready = await self.databaseReady()
+                return Self.text(ready ? "ready\n" : "database unreachable or its schema is outdated\n", status: ready ? .ok : .serviceUnavailable)
+            },
+            open(.get, "/metrics") { _, _ in Self.text(self.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8") },
+            open(.get, "/openapi.yaml") { _, _ in Self.text(OpenAPIDocument.yaml, contentType: "application/yaml; charset=utf-8") },
+            keyed(.post, "/v1/media", createMedia),
+            keyed(.get, "/v1/media", listMedia),
+            keyed(.get, "/v1/media/{id}", showMedia),
+            keyed(.delete, "/v1/media/{id}", deleteMedia),
+            keyed(.get, "/v1/media/{id}/transcript", transcript),
+            keyed(.post, "/v1/media/{id}/cancel", cancelMedia),
+            keyed(.post, "/v1/media/{id}/retry", retryMedia),
+            keyed(.post, "/v1/media/{id}/focus", focusMedia),
+            keyed(.get, "/v1/workers", workers),
+            keyed(.get, "/v1/report", report),
+            keyed(.get, "/v1/events", events),
+            keyed(.post, "/v1/audio/transcriptions", openAITranscription),
+            keyed(.get, "/v1/models") { request, context in try self.models(request, context) },
+        ]
+    }
+
+    func makeRouter() -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ErrorAnswerMiddleware(logger: logger))
+        let keyed = router.group().add(middleware: authenticator)
+        let table = routes()
+        for route in table {
+            if route.needsKey {
+                keyed.on(RouterPath(route.path), method: route.method, use: route.handler)
+            } else {
+                router.on(RouterPath(route.path), method: route.method, use: route.handler)
+            }
+        }
+        // A known path asked with another method is 405 with the methods it has, not 404.
+        let methodsByPath = Dictionary(grouping: table, by: \.path).mapValues { $0.map(\.method) }
+        for (path, methods) in methodsByPath {
+            let allowed = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            for method in Self.otherMethods where !methods.contains(method) {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in
+                    throw APIError(.methodNotAllowed, code: "method_not_allowed", "\(path) answers \(allowed) only", allow: allowed)
+                }
+            }
+        }
+        return router
+    }
+
+    static let otherMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace]
+
+    static func text(_ text: String, status: HTTPResponse.Status = .ok, contentType: String = "text/plain; charset=utf-8") -> Response {
+        Response(status: status, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Turns the store's and the database's errors into answers: an `AdminError` keeps its code and
+/// hint, a lost database is 503 with `Retry-After`, and anything else is a 500 whose details go
+/// to the log only.
+struct ErrorAnswerMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            // Hummingbird's own refusals (a JSON body over the limit, say) in the API's error shape.
+            let code = error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)"
+            throw APIError(error.status, code: code, error.body ?? error.status.reasonPhrase)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch let error as AdminError {
+            throw APIError.from(error)
+        } catch let error as MediaOptions.Problem {
+            throw APIError.badRequest("\(error.field) \(error.problem)", field: error.field, hint: error.hint)
+        } catch let error as PostgresError where error.isTransient || error.code == .connectionFailed || error.code == .connectionLost {
+            context.logger.error("database error", metadata: ["error": "\(error)", "path": "\(context.endpointPath ?? "-")"])
+            throw APIError(
+                .serviceUnavailable, code: "database_unavailable", "the database did not answer; nothing was changed by this request",
+                hint: "retry shortly", retryAfter: 5)
+        } catch is CancellationError {
+            throw APIError(.serviceUnavailable, code: "shutting_down", "the server is stopping", hint: "retry on another instance", retryAfter: 1)
+        } catch {
+            context.logger.error(
+                "request failed", metadata: ["error": "\(SecretRedactor().redact(String(reflecting: error)))", "path": "\(context.endpointPath ?? "-")"])
+            throw APIError(.internalServerError, code: "internal", "an unexpected error in steno-api; its log has the details")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import StenoCore
+import StenoPostgres
+import StenoStore
+import Synchronization
+
+/// `steno-api`: the HTTP API over the same store the CLI uses. Stateless like the worker: any
+/// number of them can serve one database, each with one listening session for its event
+/// stream and a small pool for statements.
+public final class APIServer: Sendable {
+    public let configuration: APIConfiguration
+    let database: PostgresConfiguration
+    let client: PostgresClient
+    let store: AdminStore
+    let keys: KeyStore
+    let metrics: APIMetrics
+    let authenticator: KeyAuthenticator
+    let hub: ProgressHub
+    let outbound: OutboundURLCheck
+    let logger: Logger
+    private let boundPort = Mutex<Int?>(nil)
+
+    public init(configuration: APIConfiguration, database: PostgresConfiguration, client: PostgresClient, logger: Logger) {
+        self.configuration = configuration
+        self.database = database
+        self.client = client
+        self.logger = logger
+        store = AdminStore(client: client, logger: logger)
+        keys = KeyStore(client: client)
+        metrics = APIMetrics()
+        authenticator = KeyAuthenticator(
+            keys: keys, rate: configuration.rate, cacheLifetime: configuration.keyCacheLifetime, metrics: metrics, logger: logger)
+        hub = ProgressHub(database: database, store: store, metrics: metrics, logger: logger)
+        outbound = OutboundURLCheck(policy: configuration.outbound)
+    }
+
+    /// The port the server listens on, once it does (useful with port 0).
+    public var port: Int? { boundPort.withLock { $0 } }
+
+    /// The services to run in one group: the HTTP server, the event hub and the key-usage writer.
+    public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        [
+            makeApplication(onListening: onListening), hub,
+            KeyUsageRecorder(authenticator: authenticator, keys: keys, interval: .seconds(60), logger: logger),
+        ]
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, and returns.
+    public func run() async throws {
+        let group = ServiceGroup(
+            configuration: .init(services: services(), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    func makeApplication(onListening: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "steno-api"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                self.boundPort.withLock { $0 = port }
+                self.logger.info("steno-api listening", metadata: ["host": "\(self.configuration.host)", "port": "\(port)"])
+                await onListening(port)
+            },
+            logger: logger)
+    }
+
+    /// Whether the database answers and has the schema this server needs.
+    func databaseReady() async -> Bool {
+        do {
+            try await store.checkSchema()
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+/// The API's JSON: snake_case keys, ISO 8601 times in UTC, as `steno ... --json` prints them.
+enum APIJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}
+
+extension APIServer {
+    /// Refuses to start without the contract it serves, or against a database whose schema is
+    /// older than this server (after waiting for the database as configured).
+    public func checkStartup() async throws {
+        guard OpenAPIDocument.isPresent else {
+            throw APIError(.internalServerError, code: "openapi_missing", "openapi.yaml is missing: copy steno_StenoAPI.resources beside steno-api")
+        }
+        try await store.checkSchema()
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StenoAPI
+import StenoCore
+import StenoLogging
+import StenoPostgres
+import StenoStore
+
+/// `steno-api`: serves the HTTP API until SIGTERM or SIGINT.
+@main
+struct StenoAPICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "steno-api",
+        abstract: "Serve Steno's HTTP API: media, transcripts, events, and OpenAI's /v1/audio/transcriptions.",
+        discussion: """
+            The database comes from STENO_DATABASE_URL (and STENO_DATABASE_PASSWORD or \
+            STENO_DATABASE_PASSWORD_FILE); connect as a login role granted steno_api (docs/api.md). \
+            Clients sign requests with keys made by `steno keys create`. Flags override the \
+            STENO_API_* variables named in each flag's help. The contract is served at /openapi.yaml.
+            """,
+        version: StenoVersion.current)
+
+    @Option(help: "Address to listen on (STENO_API_HOST, default 0.0.0.0).")
+    var host: String?
+
+    @Option(help: "Port (STENO_API_PORT, default \(APIConfiguration.defaultPort)); 0 picks a free one.")
+    var port: String?
+
+    @Option(help: "Directory uploads are written to, shared with every worker at the same path (STENO_UPLOAD_DIR); none: no uploads.")
+    var uploadDir: String?
+
+    @Option(help: "The only directory `path` sources may name (STENO_MEDIA_ROOT); none: no path sources.")
+    var mediaRoot: String?
+
+    @Option(help: "Largest upload in MiB (STENO_API_MAX_UPLOAD_MB, default \(APIConfiguration.defaultMaxUploadBytes >> 20)).")
+    var maxUploadMb: String?
+
+    @Option(help: "Requests a second each key may send (STENO_API_RATE, default 50).")
+    var rate: String?
+
+    @Option(help: "Requests a key may send at once above its rate (STENO_API_BURST, default 100).")
+    var burst: String?
+
+    @Option(help: "Hosts that client URLs may reach although they resolve to private addresses, comma-separated (STENO_API_ALLOWED_HOSTS).")
+    var allowedHosts: String?
+
+    @Option(help: "Seconds /v1/audio/transcriptions waits for the fleet before 504 (STENO_API_TRANSCRIPTION_TIMEOUT_SECONDS, default 21600).")
+    var transcriptionTimeoutSeconds: String?
+
+    @Option(help: "Pooled database connections (STENO_API_DATABASE_CONNECTIONS, default 8), besides one for LISTEN.")
+    var databaseConnections: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        StenoLogging.bootstrap(environment: environment)
+        let logger = Logger(label: "steno.api")
+        let settings: APIConfiguration
+        let database: PostgresConfiguration
+        do {
+            settings = try configuration(environment)
+            database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-api")
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        do {
+            if let directory = settings.uploadDirectory {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+                    FileManager.default.isWritableFile(atPath: directory)
+                else {
+                    throw ValidationError("STENO_UPLOAD_DIR \(directory) must be a directory steno-api can write to")
+                }
+            }
+            let client = PostgresClient(configuration: database, maxConnections: settings.databaseConnections, logger: logger)
+            let server = APIServer(configuration: settings, database: database, client: client, logger: logger)
+            try await server.checkStartup()
+            try await server.run()
+            await client.shutdown()
+        } catch {
+            logger.critical("steno-api cannot run", metadata: ["error": "\(error)"])
+            throw ExitCode.failure
+        }
+    }
+
+    private func configuration(_ environment: [String: String]) throws -> APIConfiguration {
+        func setting(_ flag: String?, _ flagName: String, _ variable: String) -> (String, String)? {
+            if let flag { return (flag, flagName) }
+            guard let value = environment[variable], !value.allSatisfy(\.isWhitespace) else { return nil }
+            return (value, variable)
+        }
+        func nonEmpty(_ flag: String?, _ variable: String) -> String? {
+            (flag ?? environment[variable]).flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        }
+        var settings = APIConfiguration()
+        settings.host = nonEmpty(host, "STENO_API_HOST") ?? settings.host
+        if let (text, name) = setting(port, "--port", "STENO_API_PORT") {
+            settings.port = try SettingValue.integer(text, name: name, in: 0...65535)
+        }
+        settings.uploadDirectory = nonEmpty(uploadDir, "STENO_UPLOAD_DIR").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        settings.mediaRoot = nonEmpty(mediaRoot, "STENO_MEDIA_ROOT")
+        if let (text, name) = setting(maxUploadMb, "--max-upload-mb", "STENO_API_MAX_UPLOAD_MB") {
+            settings.maxUploadBytes = Int64(try SettingValue.integer(text, name: name, in: 1...(1 << 24))) << 20
+        }
+        var rate = settings.rate
+        if let (text, name) = setting(self.rate, "--rate", "STENO_API_RATE") {
+            rate.requestsPerSecond = try SettingValue.number(text, name: name, in: 0.01...1_000_000)
+        }
+        if let (text, name) = setting(burst, "--burst", "STENO_API_BURST") {
+            rate.burst = Double(try SettingValue.integer(text, name: name, in: 1...10_000_000))
+        }
+        settings.rate = rate
+        if let hosts = nonEmpty(allowedHosts, "STENO_API_ALLOWED_HOSTS") {
+            settings.outbound = OutboundURLPolicy(parsingAllowedHosts: hosts)
+        }
+        if let (text, name) = setting(transcriptionTimeoutSeconds, "--transcription-timeout-seconds", "STENO_API_TRANSCRIPTION_TIMEOUT_SECONDS") {
+            settings.transcriptionTimeout = .seconds(try SettingValue.number(text, name: name, in: 1...(7 * 86400), unit: "seconds"))
+        }
+        if let (text, name) = setting(databaseConnections, "--database-connections", "STENO_API_DATABASE_CONNECTIONS") {
+            settings.databaseConnections = try SettingValue.integer(text, name: name, in: 1...64)
+        }
+        return settings
+    }
+}
