@@ -92,12 +92,11 @@ struct ErrorAnswerMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
-        } catch let error as HTTPError {
-            // Hummingbird's own refusals (a JSON body over the limit, say) in the API's error shape.
-            let code = error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)"
-            throw APIError(error.status, code: code, error.body ?? error.status.reasonPhrase)
         } catch let error as any HTTPResponseError {
-            throw error
+            // Hummingbird's and NIO's own refusals (a JSON body over the limit, say) in the API's error shape.
+            let message = (error as? HTTPError)?.body ?? error.status.reasonPhrase
+            let code = error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)"
+            throw APIError(error.status, code: code, message, hint: error.status == .contentTooLarge ? "a JSON body is at most 1 MiB; send files as multipart/form-data" : nil)
         } catch let error as AdminError {
             throw APIError.from(error)
         } catch let error as MediaOptions.Problem {

@@ -112,3 +112,8 @@ extension APIServer {
         try await store.checkSchema()
     }
 }
+
+extension APIServer {
+    /// Clients following `/v1/events` (and streamed transcriptions) now.
+    public var eventClients: Int { hub.subscriberCount }
+}

@@ -7,6 +7,13 @@ public struct MultipartFormData: Sendable {
         public var body: [UInt8]
 
         public var text: String { String(decoding: body, as: UTF8.self) }
+
+        public init(name: String, filename: String? = nil, contentType: String? = nil, body: [UInt8]) {
+            self.name = name
+            self.filename = filename
+            self.contentType = contentType
+            self.body = body
+        }
     }
 
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,0 +1,82 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+import Testing
+
+/// `GET /v1/events`: Server-Sent Events fed by one listening session per server.
+@Suite("steno-api: events")
+struct APIEventsTests {
+    /// A curl following the stream into a file, for as long as the test needs it.
+    final class EventClient: @unchecked Sendable {
+        // @unchecked: the process is only started, read through its file, and stopped.
+        let process = Process()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-sse-\(UUID().uuidString).txt").path
+
+        init(url: String, key: String) throws {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-sS", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(key)", "-o", path, url]
+            try process.run()
+        }
+
+        var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+        func waitFor(_ needle: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if text.contains(needle) { return true }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return false
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    @Test("a change of a followed media arrives as a progress event with its new state")
+    func progressArrives() async throws {
+        try await RunningAPI.with { api in
+            let key = try await api.key(.admin)
+            let created = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .form([], files: [("file", FixtureBook.file("clip-2s.flac").path)]))
+            let location = try #require(created.headers["location"])
+            let id = try #require(location.split(separator: "/").last.map(String.init))
+            let client = try EventClient(url: api.url("/v1/events?media=\(id)"), key: key)
+            // The current state first.
+            #expect(try await client.waitFor(#""state":"queued""#))
+            let start = ContinuousClock.now
+            #expect(try await HTTP.request("POST", api.url(location + "/cancel"), key: key).status == 200)
+            #expect(try await client.waitFor(#""state":"cancelled""#), "\(client.text)")
+            #expect(ContinuousClock.now - start < .seconds(3))
+            #expect(client.text.contains("event: progress"))
+        }
+    }
+
+    @Test("fifty clients share one listening session, and each hears the change")
+    func oneSessionForManyClients() async throws {
+        try await RunningAPI.with { api in
+            let key = try await api.key(.admin)
+            let clients = try (0..<50).map { _ in try EventClient(url: api.url("/v1/events"), key: key) }
+            // Each has connected once the server counts it.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while api.server.eventClients < 50, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(api.server.eventClients == 50)
+            let created = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .form([("title", "Broadcast")], files: [("file", FixtureBook.file("clip-2s.flac").path)]))
+            #expect(created.status == 202)
+            for client in clients {
+                #expect(try await client.waitFor("Broadcast"), "a client did not hear the new media")
+            }
+            let listening = try await api.client.query(
+                """
+                SELECT count(*) AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND application_name = 'steno-tests'
+                """
+            ).single().decode("n", as: Int.self)
+            #expect(listening == 1)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoAPI
+import StenoCore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+
+/// A steno-api server on a free port of 127.0.0.1, in-process, against a test database, with an
+/// upload directory of its own; shut down gracefully after the body.
+struct RunningAPI: Sendable {
+    let port: Int
+    let database: TestDatabase
+    let client: PostgresClient
+    let uploadDirectory: String
+    let server: APIServer
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    func url(_ path: String) -> String { baseURL + path }
+
+    /// A new key of this scope and tenant.
+    func key(_ scope: APIScope, tenant: String = "acme") async throws -> String {
+        let token = try await KeyStore(client: client).create(scope: scope, tenant: tenant, name: "test").token.secret
+        TestSecret.record(token)
+        return token
+    }
+
+    var uploadedFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: uploadDirectory)) ?? []).sorted()
+    }
+
+    static func with<Result>(
+        database given: TestDatabase? = nil, login role: String? = nil, configure: (inout APIConfiguration) -> Void = { _ in },
+        _ body: (RunningAPI) async throws -> Result
+    ) async throws -> Result {
+        if let given { return try await run(given, login: role, configure: configure, body) }
+        return try await TestDatabase.with { database in try await run(database, login: role, configure: configure, body) }
+    }
+
+    private static func run<Result>(
+        _ database: TestDatabase, login role: String?, configure: (inout APIConfiguration) -> Void, _ body: (RunningAPI) async throws -> Result
+    ) async throws -> Result {
+        if let role {
+            return try await database.withLogin(inRole: role) { login in
+                try await serve(served: login, keys: database, configure: configure, body)
+            }
+        }
+        return try await serve(served: database, keys: database, configure: configure, body)
+    }
+
+    /// The server connects as `served`; keys are made through `keys` (the owner, as `steno keys` would).
+    private static func serve<Result>(
+        served: TestDatabase, keys: TestDatabase, configure: (inout APIConfiguration) -> Void, _ body: (RunningAPI) async throws -> Result
+    ) async throws -> Result {
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("steno-uploads-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: uploads, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: uploads) }
+        var settings = APIConfiguration(host: "127.0.0.1", port: 0, uploadDirectory: uploads)
+        configure(&settings)
+        var logger = Logger(label: "steno.api.test")
+        logger.logLevel = .warning
+        let serverClient = served.client(maxConnections: 8)
+        let ownerClient = keys.client(maxConnections: 2)
+        let server = APIServer(configuration: settings, database: served.configuration, client: serverClient, logger: logger)
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let group = ServiceGroup(
+            configuration: .init(services: server.services { portContinuation.yield($0) }, gracefulShutdownSignals: [], logger: logger))
+        let running = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        defer { running.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw TestEnvironmentError("steno-api did not start listening: \(await running.result)")
+        }
+        let api = RunningAPI(port: port, database: served, client: ownerClient, uploadDirectory: uploads, server: server)
+        let result: Result
+        do {
+            result = try await body(api)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            await serverClient.shutdown()
+            await ownerClient.shutdown()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+        await serverClient.shutdown()
+        await ownerClient.shutdown()
+        return result
+    }
+}

@@ -1,0 +1,41 @@
+import StenoCore
+import Testing
+
+@Suite("media options: one check for the CLI and the API")
+struct MediaOptionsTests {
+    @Test("each bad setting is named by its field", arguments: [
+        (MediaOptions(priority: "urgent"), "priority"),
+        (MediaOptions(chapters: "5-3"), "chapters"),
+        (MediaOptions(language: "english please"), "language"),
+        (MediaOptions(model: "  "), "model"),
+        (MediaOptions(prompt: String(repeating: "x", count: 1001)), "prompt"),
+        (MediaOptions(prompt: "a\u{7}b"), "prompt"),
+        (MediaOptions(webhook: "ftp://hook.example/"), "webhook"),
+        (MediaOptions(title: "a\u{0}b"), "title"),
+        (MediaOptions(title: String(repeating: "t", count: 501)), "title"),
+    ])
+    func badSettings(_ options: MediaOptions, _ field: String) {
+        #expect(throws: MediaOptions.Problem.self) { _ = try options.validated(source: "/media/a.mp3") }
+        do {
+            _ = try options.validated(source: "/media/a.mp3")
+        } catch {
+            #expect(error.field == field)
+        }
+    }
+
+    @Test("good settings become the media to enqueue, with the tenant and the key")
+    func goodSettings() throws {
+        let media = try MediaOptions(title: "T", language: "pt-BR", prompt: "  Names.  ", priority: "high", chapters: "1,3-4", webhook: "https://hook.example/x")
+            .validated(source: "/media/a.mp3", tenant: "acme", idempotencyKey: "k")
+        #expect(media.priority == .high)
+        #expect(media.prompt == "Names.")
+        #expect(media.tenant == "acme")
+        #expect(media.idempotencyKey == "k")
+        #expect(media.chapters.storedIndexes == [0, 2, 3])
+    }
+
+    @Test("tenant names follow the table's rule", arguments: [("acme", true), ("a.b-c_d9", true), ("Acme", false), ("", false), ("-x", false), (String(repeating: "a", count: 64), false)])
+    func tenants(_ name: String, _ valid: Bool) {
+        #expect(NewMedia.isValidTenant(name) == valid)
+    }
+}
