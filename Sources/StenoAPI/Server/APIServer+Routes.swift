@@ -64,7 +64,9 @@ extension APIServer {
         let methodsByPath = Dictionary(grouping: table, by: \.path).mapValues { $0.map(\.method) }
         for (path, methods) in methodsByPath {
             let allowed = methods.map(\.rawValue).sorted().joined(separator: ", ")
-            for method in Self.otherMethods where !methods.contains(method) {
+            // HEAD is answered for every GET route by Hummingbird; elsewhere it is refused too.
+            let refused = Self.otherMethods + (methods.contains(.get) ? [] : [.head])
+            for method in refused where !methods.contains(method) {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in
                     throw APIError(.methodNotAllowed, code: "method_not_allowed", "\(path) answers \(allowed) only", allow: allowed)
                 }
@@ -73,7 +75,7 @@ extension APIServer {
         return router
     }
 
-    static let otherMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace]
+    static let otherMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, .connect, HTTPRequest.Method("QUERY")!]
 
     static func text(_ text: String, status: HTTPResponse.Status = .ok, contentType: String = "text/plain; charset=utf-8") -> Response {
         Response(status: status, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Steno's POST /v1/audio/transcriptions driven by the official `openai` Python client, as any
+OpenAI user would drive it, against a running steno-api and worker fleet (scripts/api-test).
+
+Checks, each with an assertion that fails loudly:
+- a recording longer than an hour and larger than OpenAI's 25 MB limit is transcribed whole;
+- every response_format parses as the client expects it (json, verbose_json with words, text,
+  srt, vtt) and stream=True yields transcript.text.delta events, then transcript.text.done;
+- bad input comes back as the client's typed errors: 415 for a file no decoder reads,
+  400 naming the field, 401 for an unknown key.
+"""
+import argparse
+import os
+import sys
+import time
+
+import openai
+from openai import OpenAI
+
+
+def check(condition, message):
+    if not condition:
+        print(f"FAILED: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--long", required=True, help="a recording over an hour and over 25 MB")
+    parser.add_argument("--book", required=True, help="the three-chapter fixture book")
+    parser.add_argument("--not-audio", required=True)
+    args = parser.parse_args()
+    key = os.environ["STENO_TEST_API_KEY"]
+    client = OpenAI(base_url=args.base_url, api_key=key, timeout=3600.0, max_retries=0)
+
+    size = os.path.getsize(args.long)
+    check(size > 25 * 1024 * 1024, f"{args.long} is {size} bytes, not over 25 MB")
+
+    # The book first: every format on a short recording.
+    with open(args.book, "rb") as audio:
+        verbose = client.audio.transcriptions.create(
+            model="whisper-1", file=audio, response_format="verbose_json", timestamp_granularities=["word", "segment"])
+    book_words = verbose.text.split()
+    check(len(book_words) >= 20, f"the book's transcript has {len(book_words)} words: {verbose.text!r}")
+    check(verbose.duration > 25, f"verbose_json duration {verbose.duration}")
+    starts = [segment.start for segment in verbose.segments]
+    check(starts == sorted(starts) and len(starts) >= 3, f"segment starts {starts}")
+    check(verbose.words and len(verbose.words) >= len(book_words) // 2, "verbose_json has no words although they were asked for")
+    print(f"verbose_json: {len(verbose.segments)} segments, {len(verbose.words)} words, duration {verbose.duration:.1f} s")
+
+    with open(args.book, "rb") as audio:
+        plain = client.audio.transcriptions.create(model="whisper-1", file=audio)
+    check(plain.text.split() == book_words, "json text differs from verbose_json text")
+    for format, test in [("text", lambda t: t.strip() == verbose.text.strip()), ("srt", lambda t: "-->" in t and t.lstrip().startswith("1")),
+                         ("vtt", lambda t: t.startswith("WEBVTT") and "-->" in t)]:
+        with open(args.book, "rb") as audio:
+            answer = client.audio.transcriptions.create(model="whisper-1", file=audio, response_format=format)
+        check(isinstance(answer, str) and test(answer), f"response_format={format} gave {answer[:200]!r}")
+        print(f"{format}: {len(answer)} characters")
+
+    with open(args.book, "rb") as audio:
+        stream = client.audio.transcriptions.create(model="whisper-1", file=audio, stream=True)
+        deltas, done = [], None
+        for event in stream:
+            if event.type == "transcript.text.delta":
+                deltas.append(event.delta)
+            elif event.type == "transcript.text.done":
+                done = event.text
+    check(done is not None, "the stream ended without transcript.text.done")
+    check(len(deltas) >= 2, f"the stream sent {len(deltas)} deltas for three chapters")
+    check("".join(deltas).split() == done.split(), "the deltas do not add up to the final text")
+    check(done.split() == book_words, "the streamed text differs from the one-shot text")
+    print(f"stream: {len(deltas)} deltas, then done")
+
+    # Bad input, as the client's own error types.
+    with open(args.not_audio, "rb") as audio:
+        try:
+            client.audio.transcriptions.create(model="whisper-1", file=audio)
+            check(False, "a file that is not audio was accepted")
+        except openai.APIStatusError as error:
+            check(error.status_code == 415, f"not audio: {error.status_code} {error.message}")
+            print(f"not audio: {error.status_code} {error.message}")
+    with open(args.book, "rb") as audio:
+        try:
+            client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="docx")
+            check(False, "response_format docx was accepted")
+        except openai.BadRequestError as error:
+            check(error.body.get("param") == "response_format", f"bad format: {error.body}")
+    try:
+        OpenAI(base_url=args.base_url, api_key="stk_" + "A" * 43, max_retries=0).models.list()
+        check(False, "an unknown key was accepted")
+    except openai.AuthenticationError as error:
+        check(key not in str(error), "the error shows the key")
+
+    # Over an hour, over 25 MB: transcribed whole by the fleet behind one request.
+    start = time.monotonic()
+    with open(args.long, "rb") as audio:
+        long = client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="verbose_json")
+    elapsed = time.monotonic() - start
+    check(long.duration > 3600, f"the long recording's duration is {long.duration} s")
+    long_words = long.text.split()
+    ratio = len(long_words) / len(book_words)
+    # The recording holds the book's speech six times; the rest is quiet noise with nothing to say.
+    check(4.5 <= ratio <= 7.5, f"the hour's transcript has {len(long_words)} words, {ratio:.2f} times the book's (expected about 6)")
+    last = max(segment.end for segment in long.segments)
+    check(last > 5 * 629, f"the last segment ends at {last:.0f} s: the end of the recording is missing")
+    print(f"openai client: {long.duration / 60:.1f} min, {size / 1e6:.1f} MB transcribed in {elapsed:.1f} s "
+          f"({len(long_words)} words, {ratio:.2f}x the book's, last segment ends at {last:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
