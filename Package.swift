@@ -171,6 +171,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
+                "StenoTranscription",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -18,6 +18,8 @@ struct APIEventsTests {
             FileManager.default.createFile(atPath: path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = ["-sS", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(key)", "-o", path, url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
             try process.run()
         }
 
@@ -33,7 +35,8 @@ struct APIEventsTests {
         }
 
         deinit {
-            if process.isRunning { process.terminate() }
+            // SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be blocked.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             try? FileManager.default.removeItem(atPath: path)
         }
     }

@@ -5,6 +5,7 @@ import NIOPosix
 import StenoCore
 import StenoMedia
 import StenoStore
+import StenoTranscription
 
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +38,11 @@ extension APIServer {
         do {
             // The settings first: a bad priority is told before any URL is resolved.
             var media = try submission.options.validated(source: "", tenant: principal.tenant, idempotencyKey: idempotencyKey)
+            try Self.requireOneSource(submission, upload: upload)
+            if let url = submission.url {
+                upload = try await fetch(url)
+                if media.title == nil { media.title = Self.title(fromURL: url) }
+            }
             media.source = try await source(of: submission, upload: upload)
             if let webhook = media.webhookURL { try await outbound.check(webhook, field: "webhook") }
             if let upload { try await Self.checkDecodable(upload) }
@@ -70,19 +76,58 @@ extension APIServer {
     }
 
     /// The source to store: the upload's path, a checked URL, or a path confined to the media root.
-    private func source(of submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) async throws -> String {
+    private static func requireOneSource(_ submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) throws {
         let given = [upload != nil, submission.url != nil, submission.path != nil].filter { $0 }.count
         guard given == 1 else {
             throw APIError.badRequest(
                 given == 0 ? "send the recording as a file, or name it with url or path" : "send exactly one of file, url and path",
                 field: given == 0 ? "file" : nil)
         }
+    }
+
+    /// `ep42.mp3` from `https://cdn.example/feed/ep42.mp3?token=...`: a name to list the media by
+    /// (never the query, which may carry a token).
+    static func title(fromURL url: String) -> String? {
+        let path = url.split(separator: "?").first.map(String.init) ?? url
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let decoded = name.removingPercentEncoding ?? name
+        return decoded.isEmpty || decoded.contains(":") ? nil : String(decoded.prefix(200))
+    }
+
+    private func source(of submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) async throws -> String {
         if let upload { return upload.path }
-        if let url = submission.url {
-            try await outbound.check(url, field: "url")
-            return url
+        if submission.url != nil {
+            preconditionFailure("URL sources are fetched by createMedia before this")
         }
         return try await confined(submission.path!)
+    }
+
+    /// A URL source is fetched now, by this server, into the upload directory: every connection
+    /// (redirects too) is checked against the outbound policy after name resolution, and the
+    /// workers then read a file, never the client's URL.
+    func fetch(_ url: String) async throws -> UploadReceiver.ReceivedFile {
+        guard let directory = configuration.uploadDirectory else {
+            throw APIError(
+                .badRequest, code: "uploads_disabled", "this server fetches no URLs: it has no upload directory", field: "url",
+                hint: "ask the operator to set STENO_UPLOAD_DIR")
+        }
+        try await outbound.check(url, field: "url")
+        let path = directory + "/" + UUID().uuidString.lowercased() + UploadFile.fileExtension(of: Self.title(fromURL: url))
+        let downloader = URLDownloader(policy: configuration.outbound, maximumBytes: configuration.maxUploadBytes)
+        switch await downloader.download(url, to: path) {
+        case .success(let bytes):
+            metrics.recordUpload(bytes: Int(bytes))
+            return UploadReceiver.ReceivedFile(path: path, clientFilename: nil, bytes: bytes)
+        case .failure(.refused(let refusal)):
+            throw APIError(.badRequest, code: "url_not_allowed", "url: \(refusal)", field: "url")
+        case .failure(.tooLarge):
+            throw APIError(
+                .contentTooLarge, code: "upload_too_large", "the recording at url is larger than this server's limit of \(configuration.maxUploadBytes >> 20) MiB",
+                field: "url")
+        case .failure(let failure):
+            throw APIError(.badRequest, code: "url_unreachable", "url could not be fetched: \(failure)", field: "url",
+                hint: "the URL must answer a GET with the recording, from a public address")
+        }
     }
 
     /// A path inside the media root, symbolic links resolved, naming a readable, non-empty file.

@@ -65,6 +65,19 @@ final class CurlEasyHandle {
         try CurlCall.check(code, "curl_easy_setopt")
     }
 
+    func set(openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t)
+        throws(CurlCallError)
+    {
+        try CurlCall.check(steno_curl_easy_setopt_opensocket_callback(pointer, openSocketCallback), "curl_easy_setopt")
+    }
+
+    /// The URL curl is fetching now (after redirects), or nil.
+    var effectiveURL: String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard steno_curl_easy_getinfo_string(pointer, CURLINFO_EFFECTIVE_URL, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
     func responseCode() throws(CurlCallError) -> Int {
         var code = 0
         try CurlCall.check(steno_curl_easy_getinfo_long(pointer, CURLINFO_RESPONSE_CODE, &code), "curl_easy_getinfo")

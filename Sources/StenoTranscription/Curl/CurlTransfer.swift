@@ -17,6 +17,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let headerList: CurlHeaderList
     let cancellation: CancellationSignal
     let stallTimeout: Duration
+    let connectionGuard: ConnectionGuard?
+    private let bodyFile: ResponseFile?
 
     private(set) var body: [UInt8] = []
     private(set) var headers: [String: String] = [:]
@@ -33,6 +35,8 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = try CurlHeaderList(lines: request.headerLines)
         self.cancellation = cancellation
         stallTimeout = request.stallTimeout
+        connectionGuard = request.connectionGuard
+        bodyFile = request.bodyFile
 
         switch request.body {
         case .multipart(let fields, let file):
@@ -48,6 +52,9 @@ final class CurlTransfer: @unchecked Sendable {
         case .bytes(let bytes):
             try easy.set(postBody: bytes)
             mime = nil
+        case .none:
+            try easy.set(CURLOPT_HTTPGET, 1)
+            mime = nil
         }
 
         try easy.set(CURLOPT_URL, request.url)
@@ -57,9 +64,14 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_VERBOSE, 0)
         // Signals cannot be used for timeouts in a multi-threaded process.
         try easy.set(CURLOPT_NOSIGNAL, 1)
-        // A redirect is reported as a configuration problem rather than followed: following it
-        // would re-post the audio and could send the key to another host.
-        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        // A redirect of a POST is reported as a configuration problem rather than followed:
+        // following it would re-post the audio and could send the key to another host. A GET
+        // may follow a few, each checked by the connection guard when there is one.
+        try easy.set(CURLOPT_FOLLOWLOCATION, request.followRedirects > 0 ? 1 : 0)
+        if request.followRedirects > 0 {
+            try easy.set(CURLOPT_MAXREDIRS, request.followRedirects)
+            try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        }
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout.milliseconds))
         try easy.set(CURLOPT_TIMEOUT_MS, Int(max(1, request.totalTimeout.milliseconds)))
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1)
@@ -68,6 +80,10 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_HTTPHEADER, list: headerList)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
+        if connectionGuard != nil {
+            try easy.set(openSocketCallback: curlOpenSocket)
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        }
         try easy.set(CURLOPT_WRITEFUNCTION, writeCallback: curlWriteBody)
         try easy.set(CURLOPT_WRITEDATA, pointer: context)
         try easy.set(CURLOPT_HEADERFUNCTION, writeCallback: curlWriteHeader)
@@ -80,6 +96,14 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Engine thread
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let bodyFile {
+            // Only a successful answer is the recording; an error page is kept for its status.
+            if (try? easy.responseCode()).map({ (200..<300).contains($0) }) == true {
+                let written = bodyFile.write(bytes)
+                if !written, bodyFile.overflowed { responseOverflowed = true }
+                return written
+            }
+        }
         guard body.count + bytes.count <= Self.maximumResponseBytes else {
             responseOverflowed = true
             return false

@@ -1,5 +1,6 @@
-/// One POST, as the engine sends it: a multipart/form-data upload to a backend, or a body of
-/// bytes (a webhook's JSON notice).
+/// One request, as the engine sends it: a multipart/form-data upload to a backend, a body of
+/// bytes (a webhook's JSON notice), or a GET whose answer goes to a file (a recording fetched
+/// for an API client).
 struct HTTPRequest: Sendable {
     struct FilePart: Sendable {
         var field: String
@@ -15,6 +16,8 @@ struct HTTPRequest: Sendable {
         case multipart(fields: [(name: String, value: String)], file: FilePart)
         /// Sent as is; the `Content-Type` goes in the header lines.
         case bytes([UInt8])
+        /// A GET without a body.
+        case none
     }
 
     var url: String
@@ -33,4 +36,10 @@ struct HTTPRequest: Sendable {
     var totalTimeout: Duration
     /// An upload that sends no byte for this long is aborted.
     var stallTimeout: Duration
+    /// Redirects followed (http and https only); 0 reports them as answers instead.
+    var followRedirects = 0
+    /// Checks each connection's address; nil connects anywhere (the operator's own URLs).
+    var connectionGuard: ConnectionGuard?
+    /// Where the answer's body goes instead of memory, with its own size limit.
+    var bodyFile: ResponseFile?
 }
