@@ -22,6 +22,9 @@ ALTER TABLE media ADD COLUMN tenant text NOT NULL DEFAULT 'default'
     CHECK (tenant ~ '^[a-z0-9][a-z0-9_.-]{0,62}$');
 -- An API client's `Idempotency-Key`: a retried POST finds the first media instead of adding one.
 ALTER TABLE media ADD COLUMN idempotency_key text CHECK (length(idempotency_key) BETWEEN 1 AND 200);
+-- The media's webhook came from an API client: workers post to it only at public addresses,
+-- checked when they connect (OutboundURLPolicy), as the API checked it when it was given.
+ALTER TABLE media ADD COLUMN webhook_from_client boolean NOT NULL DEFAULT false;
 CREATE UNIQUE INDEX media_idempotency_idx ON media (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL;
 -- A tenant's media list, newest first, pages by id.
 CREATE INDEX media_tenant_idx ON media (tenant, id DESC);

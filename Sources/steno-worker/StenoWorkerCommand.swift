@@ -142,6 +142,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             settings.sourceTimeout = .seconds(value)
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
+        if let hosts = environment["STENO_API_ALLOWED_HOSTS"], !hosts.isEmpty { settings.outbound = OutboundURLPolicy(parsingAllowedHosts: hosts) }
         if let text = environment["STENO_SPEEDUP"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             guard let value = Double(text), value.isFinite, WorkerConfiguration.speedupRange.contains(value) else {
                 throw ValidationError(

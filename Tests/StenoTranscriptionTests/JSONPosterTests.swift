@@ -31,6 +31,22 @@ import Testing
         #expect(await JSONPoster().post([1], to: "file:///etc/passwd") == .failed(reason: "the URL is not http(s)"))
     }
 
+    @Test("with a connection guard, a post to a loopback address is refused before it connects; an allowed host is reached")
+    func guardedPost() async throws {
+        let server = try FaultServer(replies: [], then: .json(204, ""))
+        defer { server.stop() }
+        let refused = await JSONPoster().post([1], to: server.baseURL + "/hook", connectionGuard: ConnectionGuard(policy: OutboundURLPolicy()))
+        guard case .failed(let reason) = refused else {
+            Issue.record("expected a refusal, got \(refused)")
+            return
+        }
+        #expect(reason.contains("loopback"), "\(reason)")
+        #expect(server.requests.isEmpty, "the guarded post reached the server")
+        let allowed = await JSONPoster().post([1], to: server.baseURL + "/hook", connectionGuard: ConnectionGuard(policy: OutboundURLPolicy(allowedHosts: ["127.0.0.1"])))
+        #expect(allowed == .answered(status: 204))
+        #expect(server.requests.count == 1)
+    }
+
     @Test("a server that never answers is given up on at the time limit")
     func timeout() async throws {
         let server = try FaultServer(replies: [.hang])

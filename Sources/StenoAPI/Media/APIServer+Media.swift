@@ -44,7 +44,10 @@ extension APIServer {
                 if media.title == nil { media.title = Self.title(fromURL: url) }
             }
             media.source = try await source(of: submission, upload: upload)
-            if let webhook = media.webhookURL { try await outbound.check(webhook, field: "webhook") }
+            if let webhook = media.webhookURL {
+                try await outbound.check(webhook, field: "webhook")
+                media.webhookFromClient = true
+            }
             if let upload { try await Self.checkDecodable(upload) }
             let (enqueued, replayed) = try await store.enqueueOnce(media)
             if replayed { await Self.remove(upload) }

@@ -103,13 +103,34 @@ enum APIJSON {
 }
 
 extension APIServer {
-    /// Refuses to start without the contract it serves, or against a database whose schema is
-    /// older than this server (after waiting for the database as configured).
+    /// Refuses to start without the contract it serves. A server started with the database (a
+    /// compose file, a rollout) may come up before `steno migrate` has made the schema: it
+    /// waits for it, within the database wait (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
     public func checkStartup() async throws {
         guard OpenAPIDocument.isPresent else {
             throw APIError(.internalServerError, code: "openapi_missing", "openapi.yaml is missing: copy steno_StenoAPI.resources beside steno-api")
         }
-        try await store.checkSchema()
+        let deadline = ContinuousClock.now + database.reconnectWindow
+        var said = false
+        while true {
+            let applied = try await StenoSchema.appliedMigration(client)
+            if let applied, applied >= StenoSchema.requiredMigration {
+                if said { logger.info("the schema is there; starting", metadata: ["migration": "\(applied)"]) }
+                return
+            }
+            let found = applied.map { "the database is at migration \($0)" } ?? "the database has no Steno schema"
+            guard ContinuousClock.now < deadline else {
+                throw AdminError(
+                    .schemaOutdated,
+                    "\(found) after waiting \(Int(database.reconnectWindow / .seconds(1))) s; steno-api needs migration \(StenoSchema.requiredMigration)",
+                    hint: "run `steno migrate` first")
+            }
+            if !said {
+                logger.info("waiting for the schema: \(found), steno-api needs migration \(StenoSchema.requiredMigration) (run `steno migrate`)")
+                said = true
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
     }
 }
 

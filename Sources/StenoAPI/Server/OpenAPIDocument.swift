@@ -1,17 +1,33 @@
 import Foundation
 
 /// `openapi.yaml`, the API's contract, as the server serves it at `/openapi.yaml`. It ships as
-/// the module's resource (`steno_StenoAPI.resources` beside the executable).
+/// the module's resource, `steno_StenoAPI.resources/openapi.yaml` beside the executable (the
+/// image copies it there). Looked up by hand rather than through `Bundle.module`, which stops
+/// the process when the bundle is missing; here a missing file is a clear error at start.
 enum OpenAPIDocument {
+    static let bundleName = "steno_StenoAPI.resources"
+
     static let yaml: String = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else {
-            return "# openapi.yaml is missing from this installation: copy steno_StenoAPI.resources beside steno-api\n"
+        for directory in searchDirectories {
+            let url = directory.appendingPathComponent(bundleName).appendingPathComponent("openapi.yaml")
+            if let text = try? String(contentsOf: url, encoding: .utf8) { return text }
         }
-        return text
+        return missing
     }()
 
+    static let missing = "# openapi.yaml is missing from this installation: copy steno_StenoAPI.resources beside steno-api\n"
+
     /// Whether the document was found; `steno-api` refuses to start without it.
-    static var isPresent: Bool { !yaml.hasPrefix("# openapi.yaml is missing") }
+    static var isPresent: Bool { yaml != missing }
+
+    /// The executable's folder (symbolic links resolved), then the test bundle's.
+    private static var searchDirectories: [URL] {
+        var directories: [URL] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
+        }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        return directories
+    }
 }

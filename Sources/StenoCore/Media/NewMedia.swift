@@ -14,6 +14,8 @@ public struct NewMedia: Sendable, Equatable {
     public var tenant: String
     /// An API client's `Idempotency-Key`: a second media with the same key and tenant is not added.
     public var idempotencyKey: String?
+    /// The webhook came from an API client: workers post to public addresses only.
+    public var webhookFromClient = false
 
     /// The tenant of media enqueued without one (by the CLI).
     public static let defaultTenant = "default"

@@ -71,19 +71,20 @@ extension AdminStore {
             let prompts = media.map(\.prompt)
             let tenants = media.map(\.tenant)
             let idempotencyKeys = media.map(\.idempotencyKey)
+            let webhooksFromClients = media.map(\.webhookFromClient)
             let rows = try await connection.query(
                 """
                 WITH input AS (
                     SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
                                          \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[],
-                                         \(tenants)::text[], \(idempotencyKeys)::text[])
+                                         \(tenants)::text[], \(idempotencyKeys)::text[], \(webhooksFromClients)::boolean[])
                         WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                             tenant, idempotency_key, position)
+                                             tenant, idempotency_key, webhook_from_client, position)
                 ), inserted AS (
                     INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                       tenant, idempotency_key)
+                                       tenant, idempotency_key, webhook_from_client)
                     SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt,
-                           tenant, idempotency_key
+                           tenant, idempotency_key, webhook_from_client
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (

@@ -12,6 +12,8 @@ extension WorkStore {
         public var errorClass: String?
         public var errorMessage: String?
         public var durationSeconds: Double?
+        /// The webhook came from an API client (not part of the notice's JSON).
+        public var webhookFromClient = false
 
         enum CodingKeys: String, CodingKey {
             case mediaID = "media_id", state, title, source
@@ -32,7 +34,7 @@ extension WorkStore {
             let rows = try await connection.query(
                 """
                 SELECT id, state, title, source, error_class, error_message, duration_seconds,
-                       COALESCE(webhook_url, \(defaultURL)) AS url
+                       COALESCE(webhook_url, \(defaultURL)) AS url, webhook_url IS NOT NULL AND webhook_from_client AS from_client
                 FROM media
                 WHERE state IN (\(literals: [MediaState.succeeded, .failed])) AND notified_at IS NULL
                   AND COALESCE(webhook_url, \(defaultURL)) IS NOT NULL AND NOT (id = ANY(\(skip)::bigint[]))
@@ -45,7 +47,8 @@ extension WorkStore {
                 let notice = PendingNotice(
                     mediaID: try row.decode("id"), state: try row.decode("state"), title: try row.decode("title"),
                     source: SecretRedactor.redactURLCredentials(in: try row.decode("source")), errorClass: try row.decode("error_class"),
-                    errorMessage: try row.decode("error_message"), durationSeconds: try row.decode("duration_seconds"))
+                    errorMessage: try row.decode("error_message"), durationSeconds: try row.decode("duration_seconds"),
+                    webhookFromClient: try row.decode("from_client"))
                 let ok = await deliver(notice, try row.decode("url"))
                 delivered[notice.mediaID] = ok
                 if ok {

@@ -20,20 +20,29 @@ public struct JSONPoster: Sendable {
         self.timeout = timeout
     }
 
-    public func post(_ body: [UInt8], to url: String, cancellation: CancellationSignal = CancellationSignal()) async -> Outcome {
+    /// Posts `body`; with a `connectionGuard`, only to addresses its policy allows, checked as
+    /// curl connects (a URL from an API client).
+    public func post(
+        _ body: [UInt8], to url: String, connectionGuard: ConnectionGuard? = nil, cancellation: CancellationSignal = CancellationSignal()
+    ) async -> Outcome {
         guard HTTPRequest.isHTTP(url) else {
             return .failed(reason: "the URL is not http(s)")
         }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             url: url, headerLines: ["Content-Type: application/json", "Expect:"], body: .bytes(body),
             connectTimeout: min(timeout, .seconds(10)), totalTimeout: timeout, stallTimeout: timeout)
+        request.connectionGuard = connectionGuard
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(request: request, cancellation: cancellation)
         } catch {
             return .failed(reason: "could not set up the request: \(error)")
         }
-        switch await CurlTransferEngine.shared.perform(transfer) {
+        let outcome = await CurlTransferEngine.shared.perform(transfer)
+        if case .failure = outcome, let refusal = connectionGuard?.lastRefusal {
+            return .failed(reason: "refused: \(refusal)")
+        }
+        switch outcome {
         case .success(let response):
             return .answered(status: response.status)
         case .failure(.cancelled):

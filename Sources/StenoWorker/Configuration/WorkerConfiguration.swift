@@ -41,6 +41,9 @@ public struct WorkerConfiguration: Sendable {
     public var answerWriteWindow: Duration = .seconds(120)
     /// Called once per finished media without a webhook of its own (`STENO_WEBHOOK_URL`).
     public var webhookURL: String?
+    /// Hosts that webhooks from API clients may reach although they resolve to private
+    /// addresses (`STENO_API_ALLOWED_HOSTS`, as steno-api reads it).
+    public var outbound = OutboundURLPolicy()
     /// Whether chapters are read by the speech detector and answers reviewed by the gates
     /// (`STENO_SPEECH_DETECTION`, on by default). Off: every second is uploaded and nothing is
     /// held back, as before speech detection; for recordings where singing is the content.

@@ -1,3 +1,4 @@
+import StenoCore
 import StenoStore
 import Foundation
 import Logging
@@ -15,7 +16,11 @@ final class WebhookNotifier: Sendable {
     /// Media whose delivery failed: attempts so far and when to try again.
     private let backoff = Mutex<[Int64: (attempts: Int, next: ContinuousClock.Instant)]>([:])
 
-    init(store: WorkStore, defaultURL: String?, logger: Logger) {
+    /// Where webhooks from API clients may go.
+    private let outbound: OutboundURLPolicy
+
+    init(store: WorkStore, defaultURL: String?, outbound: OutboundURLPolicy = OutboundURLPolicy(), logger: Logger) {
+        self.outbound = outbound
         self.store = store
         self.defaultURL = defaultURL
         self.logger = logger
@@ -56,7 +61,8 @@ final class WebhookNotifier: Sendable {
             return false
         }
         let body = (try? JSONEncoder().encode(notice)).map { [UInt8]($0) } ?? []
-        switch await poster.post(body, to: url) {
+        let connectionGuard = notice.webhookFromClient ? ConnectionGuard(policy: outbound) : nil
+        switch await poster.post(body, to: url, connectionGuard: connectionGuard) {
         case .answered(let status) where (200..<300).contains(status):
             logger.info("webhook notified", metadata: ["media.id": "\(notice.mediaID)", "state": "\(notice.state)"])
             return true

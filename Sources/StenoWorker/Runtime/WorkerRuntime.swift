@@ -61,7 +61,7 @@ public final class WorkerRuntime: Service, Sendable {
         let jobs = JobStore(client: client)
         self.store = store
         self.jobs = jobs
-        self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, logger: logger)
+        self.notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, outbound: configuration.outbound, logger: logger)
         let outages = self.outages
         let requests = AdaptiveLimiter(maximum: configuration.concurrency)
         self.requests = requests
