@@ -25,7 +25,7 @@ extension Steno {
                     """, examples: [
                     "steno keys create --scope submit --tenant acme --name 'acme uploader'",
                     "steno keys create --scope admin",
-                    "KEY=$(steno keys create --scope read | head -1)",
+                    "steno keys create --scope read --json   # the key under \"key\"",
                 ]))
 
             @OptionGroup var database: DatabaseOptions

@@ -97,7 +97,7 @@ struct APIAccessTests {
 
     @Test("a key over its rate gets 429 with Retry-After, and other keys are not held back")
     func rateLimit() async throws {
-        try await RunningAPI.with(configure: { $0.rate = RequestRate(requestsPerSecond: 0.5, burst: 3) }) { api in
+        try await RunningAPI.with(configure: { $0.rate = RequestRate(requestsPerSecond: 0.05, burst: 3) }) { api in
             let busy = try await api.key(.read)
             let quiet = try await api.key(.read)
             var statuses: [Int] = []
@@ -107,7 +107,7 @@ struct APIAccessTests {
             #expect(refused.status == 429)
             #expect(refused.errorCode == "rate_limited")
             let retryAfter = try #require(refused.headers["retry-after"].flatMap { Int($0) })
-            #expect((1...2).contains(retryAfter))
+            #expect((1...20).contains(retryAfter))
             #expect(try await HTTP.request("GET", api.url("/v1/media"), key: quiet).status == 200)
         }
     }

@@ -39,15 +39,15 @@ extension APIServer {
             // The settings first: a bad priority is told before any URL is resolved.
             var media = try submission.options.validated(source: "", tenant: principal.tenant, idempotencyKey: idempotencyKey)
             try Self.requireOneSource(submission, upload: upload)
+            if let webhook = media.webhookURL {
+                try await outbound.check(webhook, field: "webhook")
+                media.webhookFromClient = true
+            }
             if let url = submission.url {
                 upload = try await fetch(url)
                 if media.title == nil { media.title = Self.title(fromURL: url) }
             }
             media.source = try await source(of: submission, upload: upload)
-            if let webhook = media.webhookURL {
-                try await outbound.check(webhook, field: "webhook")
-                media.webhookFromClient = true
-            }
             if let upload { try await Self.checkDecodable(upload) }
             let (enqueued, replayed) = try await store.enqueueOnce(media)
             if replayed { await Self.remove(upload) }
