@@ -261,10 +261,14 @@ extension APIServer {
     func showMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let id = try mediaID(context)
-        let progress = try await store.progress(of: id, tenant: principal.tenant)
+        // The three statements at once, on three connections: the tenant check is the first's,
+        // and the others' rows are dropped unread when it fails. (Holds are read for a finished
+        // media too, to be at once, and then left out: a finished media is held by nothing.)
+        async let progress = store.progress(of: id, tenant: principal.tenant)
         async let chapters = store.chapterProgress(of: id)
-        async let holds = progress.state.isFinished ? [] : store.holds(of: id)
-        return try APIJSON.response(MediaResource(media: progress, chapters: try await chapters, holds: try await holds))
+        async let holds = store.holds(of: id)
+        let media = try await progress
+        return try APIJSON.response(MediaResource(media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds))
     }
 
     /// `GET /v1/media/{id}/transcript?format=txt|srt|vtt|json|podcast[&chapter=N]`.

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Hummingbird
 import Prometheus
+import Synchronization
 
 /// The API server's metrics, through swift-metrics into a Prometheus registry of its own (as
 /// the worker's): requests by route and status with their latency, refusals by reason, upload
@@ -12,6 +13,9 @@ public final class APIMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let uploadBytes: CoreMetrics.Counter
     private let eventClients: CoreMetrics.Gauge
+    /// The handles of each route's series, made once: looking one up in the registry on every
+    /// request cost more than the rest of the middleware.
+    private let requestSeries = Mutex<[String: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -24,12 +28,21 @@ public final class APIMetrics: Sendable {
     }
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: "steno_api_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory
-        ).increment()
+        let key = "\(method) \(route) \(status)"
+        let (counter, timer) = requestSeries.withLock { series in
+            if let handles = series[key] { return handles }
+            let handles = (
+                CoreMetrics.Counter(
+                    label: "steno_api_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))],
+                    factory: factory),
+                CoreMetrics.Timer(label: "steno_api_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            )
+            series[key] = handles
+            return handles
+        }
+        counter.increment()
         let (seconds, attoseconds) = duration.components
-        CoreMetrics.Timer(label: "steno_api_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     func recordRefusal(_ reason: String) {
