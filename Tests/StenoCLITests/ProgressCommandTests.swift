@@ -251,7 +251,9 @@ struct WaitCommandTests {
             #expect(result.standardOutput.hasPrefix("media \(media.mediaID) probing"), "the progress line is printed as soon as it is read")
 
             async let waited = database.steno(["wait", String(media.mediaID), "--timeout", "60"])
-            try await Task.sleep(for: .seconds(2))
+            // `steno wait` listens after it has read the media once: deleting earlier would find
+            // no media to wait for (exit 2), which a loaded machine made happen after a fixed 2 s.
+            try await Self.waitForListener(client)
             let deleted = try await database.steno(["delete", String(media.mediaID)])
             #expect(deleted.status == 0)
             let afterDelete = try await waited
