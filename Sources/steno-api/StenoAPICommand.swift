@@ -48,7 +48,7 @@ struct StenoAPICommand: AsyncParsableCommand {
     @Option(help: "Seconds /v1/audio/transcriptions waits for the fleet before 504 (STENO_API_TRANSCRIPTION_TIMEOUT_SECONDS, default 21600).")
     var transcriptionTimeoutSeconds: String?
 
-    @Option(help: "Pooled database connections (STENO_API_DATABASE_CONNECTIONS, default 8), besides one for LISTEN.")
+    @Option(help: "Pooled database connections (STENO_API_DATABASE_CONNECTIONS, default 4), besides one for LISTEN.")
     var databaseConnections: String?
 
     func run() async throws {
