@@ -80,7 +80,7 @@ struct ReadmeDefaultsTests {
     /// Every long flag of every command, read from each executable's own description of itself
     /// (`--experimental-dump-help`, argument-parser's JSON), so that a new flag cannot go
     /// undocumented.
-    @Test("every flag of steno, steno-worker and steno-asr is in the page", arguments: ["steno", "steno-worker", "steno-asr"])
+    @Test("every flag of steno, steno-worker, steno-asr and steno-api is in the page", arguments: ["steno", "steno-worker", "steno-asr", "steno-api"])
     func everyFlagIsDocumented(_ product: String) async throws {
         let result = try await ChildProcess.run(PackageRoot.product(product).path, ["--experimental-dump-help"], timeLimit: .seconds(30))
         try #require(result.status == 0, "\(product) --experimental-dump-help: \(result.standardError)")
