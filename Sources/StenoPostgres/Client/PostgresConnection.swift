@@ -266,7 +266,12 @@ public final class PostgresConnection: @unchecked Sendable {
                 return handle
             } catch {
                 let worthRetrying = Self.isWorthRetrying(error)
-                let giveUp = !worthRetrying || ContinuousClock.now + delay > deadline || cancelled.isCancelled
+                if worthRetrying, cancelled.isCancelled {
+                    // The caller stopped waiting: that is the answer, not the refusal it was waiting out.
+                    throw PostgresError(
+                        .cancelled, "cancelled while connecting to the database (after \(attempt) attempt\(attempt == 1 ? "" : "s"))")
+                }
+                let giveUp = !worthRetrying || ContinuousClock.now + delay > deadline
                 if giveUp {
                     var failure = error
                     failure.code = Self.isConfigurationProblem(error) ? .invalidConfiguration : .connectionFailed

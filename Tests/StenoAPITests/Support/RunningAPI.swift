@@ -60,8 +60,9 @@ struct RunningAPI: Sendable {
         configure(&settings)
         var logger = Logger(label: "steno.api.test")
         logger.logLevel = .warning
-        let serverClient = served.client(maxConnections: 8)
-        let ownerClient = keys.client(maxConnections: 2)
+        // Few connections: the API suites run in parallel with the rest of phase 2 on one cluster.
+        let serverClient = served.client(maxConnections: settings.databaseConnections)
+        let ownerClient = keys.client(maxConnections: 1)
         let server = APIServer(configuration: settings, database: served.configuration, client: serverClient, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
