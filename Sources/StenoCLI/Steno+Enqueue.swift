@@ -96,8 +96,14 @@ extension Steno {
             let options = MediaOptions(
                 title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters,
                 webhook: webhook)
-            // Checked once before the sources, so that a bad flag is reported even when a source is bad too.
-            _ = try Self.checked(options, source: "")
+            // Checked once, before the sources, so that a bad flag is reported even when a source is
+            // bad too; each source then gets the same checked settings.
+            let settings: NewMedia
+            do {
+                settings = try options.validated(source: "", tenant: tenant)
+            } catch {
+                throw AdminError(.invalidInput, "--\(error.field) \(error.problem)", hint: error.hint)
+            }
             let root = mediaRoot ?? ProcessInfo.processInfo.environment["STENO_MEDIA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
             let resolution = MediaSourceResolver(mediaRoot: root).resolve(sources)
             if !resolution.problems.isEmpty {
@@ -114,14 +120,10 @@ extension Steno {
             if resolution.skippedFiles > 0 {
                 CLIFailure.printError("note: skipped \(resolution.skippedFiles) file(s) in directories that are not media by extension")
             }
-            return try resolution.sources.map { try Self.checked(options, source: $0, tenant: tenant) }
-        }
-
-        private static func checked(_ options: MediaOptions, source: String, tenant: String = NewMedia.defaultTenant) throws -> NewMedia {
-            do {
-                return try options.validated(source: source, tenant: tenant)
-            } catch {
-                throw AdminError(.invalidInput, "--\(error.field) \(error.problem)", hint: error.hint)
+            return resolution.sources.map { source in
+                var media = settings
+                media.source = source
+                return media
             }
         }
     }

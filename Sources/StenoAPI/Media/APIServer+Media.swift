@@ -47,7 +47,12 @@ extension APIServer {
                 upload = try await fetch(url)
                 if media.title == nil { media.title = Self.title(fromURL: url) }
             }
-            media.source = try await source(of: submission, upload: upload)
+            // One source was given (checked above), and a URL's is now the fetched file.
+            if let upload {
+                media.source = upload.path
+            } else {
+                media.source = try await confined(submission.path!)
+            }
             if let upload { try await Self.checkDecodable(upload) }
             let (enqueued, replayed) = try await store.enqueueOnce(media)
             if replayed { await Self.remove(upload) }
@@ -78,7 +83,7 @@ extension APIServer {
         return UploadReceiver(directory: directory, maxBytes: configuration.maxUploadBytes, metrics: metrics)
     }
 
-    /// The source to store: the upload's path, a checked URL, or a path confined to the media root.
+    /// Exactly one of an upload, a URL and a path.
     private static func requireOneSource(_ submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) throws {
         let given = [upload != nil, submission.url != nil, submission.path != nil].filter { $0 }.count
         guard given == 1 else {
@@ -95,14 +100,6 @@ extension APIServer {
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         let decoded = name.removingPercentEncoding ?? name
         return decoded.isEmpty || decoded.contains(":") ? nil : String(decoded.prefix(200))
-    }
-
-    private func source(of submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) async throws -> String {
-        if let upload { return upload.path }
-        if submission.url != nil {
-            preconditionFailure("URL sources are fetched by createMedia before this")
-        }
-        return try await confined(submission.path!)
     }
 
     /// A URL source is fetched now, by this server, into the upload directory: every connection
@@ -185,7 +182,11 @@ extension APIServer {
 
     static func remove(_ upload: UploadReceiver.ReceivedFile?) async {
         guard let upload else { return }
-        _ = try? await NIOThreadPool.singleton.runIfActive { unlink(upload.path) }
+        await removeFile(at: upload.path)
+    }
+
+    static func removeFile(at path: String) async {
+        _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) }
     }
 
     static func isJSON(_ request: Request) -> Bool {
@@ -335,7 +336,7 @@ extension APIServer {
         let source = try await store.source(of: id, tenant: principal.tenant)
         let outcome = try await store.delete(mediaID: id)
         if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
-            await Self.remove(UploadReceiver.ReceivedFile(path: source, clientFilename: nil, bytes: 0))
+            await Self.removeFile(at: source)
         }
         return try APIJSON.response(outcome)
     }

@@ -113,10 +113,9 @@ struct OpenAITranscriptionPlan: Sendable {
         for name in form.fields.keys.sorted() where !APIServer.openAIFields.contains(name) {
             throw APIError.badRequest("unknown field \(name)", field: name)
         }
-        guard let model = form.field("model"), !model.allSatisfy(\.isWhitespace) else {
+        guard form.field("model")?.allSatisfy(\.isWhitespace) == false else {
             throw APIError.badRequest("model is required (any name: the fleet's backends decide the model)", field: "model")
         }
-        _ = model
         let formatName = form.field("response_format") ?? "json"
         guard let format = OpenAITranscriptionFormat(rawValue: formatName) else {
             throw APIError.badRequest(

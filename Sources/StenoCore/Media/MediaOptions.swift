@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings a media is enqueued with, as a person typed them (CLI flags or API fields),
 /// checked in one place so that `steno enqueue` and `POST /v1/media` accept and refuse the
 /// same values with the same words.
@@ -66,7 +68,7 @@ public struct MediaOptions: Sendable, Equatable {
         }
         var trimmedPrompt: String?
         if let prompt {
-            let trimmed = prompt.trimmingWhitespace()
+            let trimmed = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty {
                 throw Problem(field: "prompt", problem: "must not be empty")
             }
@@ -131,11 +133,5 @@ public struct WebURL: Sendable, Equatable {
     /// The host as the resolver takes it: without the brackets of an IPv6 literal.
     public var resolvableHost: String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    }
-}
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }
