@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // System libraries. Only the matching wrapper module imports each of them.
@@ -163,7 +164,8 @@ let package = Package(
         ),
 
         // steno-api: the HTTP API (Hummingbird) over the same store as the CLI, with the
-        // OpenAI-compatible transcription endpoint and an event stream fed by LISTEN/NOTIFY.
+        // OpenAI-compatible transcription endpoint, an event stream fed by LISTEN/NOTIFY, and
+        // the web view (server-rendered pages with Steno's own CSS and JavaScript).
         .target(
             name: "StenoAPI",
             dependencies: [
@@ -180,8 +182,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The web view: pages rendered from Mustache templates, CSRF tokens as HMACs.
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            resources: [.copy("Resources/openapi.yaml")]
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")]
         ),
         .executableTarget(
             name: "steno-api",

@@ -51,6 +51,9 @@ struct StenoAPICommand: AsyncParsableCommand {
     @Option(help: "Pooled database connections (STENO_API_DATABASE_CONNECTIONS, default 4), besides one for LISTEN.")
     var databaseConnections: String?
 
+    @Option(help: "Hours a web view sign-in lasts (STENO_WEB_SESSION_HOURS, default 12).")
+    var webSessionHours: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         StenoLogging.bootstrap(environment: environment)
@@ -118,6 +121,9 @@ struct StenoAPICommand: AsyncParsableCommand {
         }
         if let (text, name) = setting(databaseConnections, "--database-connections", "STENO_API_DATABASE_CONNECTIONS") {
             settings.databaseConnections = try SettingValue.integer(text, name: name, in: 1...64)
+        }
+        if let (text, name) = setting(webSessionHours, "--web-session-hours", "STENO_WEB_SESSION_HOURS") {
+            settings.webSessionLifetime = .seconds(try SettingValue.number(text, name: name, in: 0.01...(24 * 90), unit: "hours") * 3600)
         }
         return settings
     }

@@ -29,6 +29,8 @@ public struct APIConfiguration: Sendable {
     /// the database's cores only queue inside it (bench/api: 4 against 16 on two cores, p99
     /// 22.5 ms against 130 ms at the same throughput).
     public var databaseConnections: Int
+    /// How long a web view sign-in lasts (`STENO_WEB_SESSION_HOURS`); revoking its key ends it sooner.
+    public var webSessionLifetime: Duration
 
     public static let defaultPort = 8080
     public static let defaultMaxUploadBytes: Int64 = 8 << 30
@@ -37,8 +39,10 @@ public struct APIConfiguration: Sendable {
         host: String = "0.0.0.0", port: Int = APIConfiguration.defaultPort, uploadDirectory: String? = nil, mediaRoot: String? = nil,
         maxUploadBytes: Int64 = APIConfiguration.defaultMaxUploadBytes, rate: RequestRate = RequestRate(requestsPerSecond: 50, burst: 100),
         outbound: OutboundURLPolicy = OutboundURLPolicy(), keyCacheLifetime: Duration = .seconds(5),
-        transcriptionTimeout: Duration = .seconds(6 * 3600), databaseConnections: Int = 4
+        transcriptionTimeout: Duration = .seconds(6 * 3600), databaseConnections: Int = 4,
+        webSessionLifetime: Duration = .seconds(12 * 3600)
     ) {
+        self.webSessionLifetime = webSessionLifetime
         self.host = host
         self.port = port
         self.uploadDirectory = uploadDirectory

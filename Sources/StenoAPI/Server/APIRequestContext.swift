@@ -6,6 +6,9 @@ public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `KeyAuthenticator` on every `/v1` route.
     public var principal: APIPrincipal?
+    /// Set by `WebSessionAuthenticator` on the web view's pages: the session the cookie names,
+    /// from which each page's CSRF token is derived.
+    public var webSession: WebSessionToken?
 
     public init(source: Source) {
         coreContext = .init(source: source)

@@ -60,6 +60,7 @@ extension APIServer {
                 router.on(RouterPath(route.path), method: route.method, use: route.handler)
             }
         }
+        addWebRoutes(to: router)
         // A known path asked with another method is 405 with the methods it has, not 404.
         let methodsByPath = Dictionary(grouping: table, by: \.path).mapValues { $0.map(\.method) }
         for (path, methods) in methodsByPath {
@@ -92,28 +93,36 @@ struct ErrorAnswerMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as any HTTPResponseError {
+        } catch {
+            throw Self.answer(for: error, context: context)
+        }
+    }
+
+    /// The API error an error is answered with (the web view renders the same as a page).
+    static func answer(for error: any Error, context: Context) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as any HTTPResponseError:
             // Hummingbird's and NIO's own refusals (a JSON body over the limit, say) in the API's error shape.
             let message = (error as? HTTPError)?.body ?? error.status.reasonPhrase
             let code = error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)"
-            throw APIError(error.status, code: code, message, hint: error.status == .contentTooLarge ? "a JSON body is at most 1 MiB; send files as multipart/form-data" : nil)
-        } catch let error as AdminError {
-            throw APIError.from(error)
-        } catch let error as MediaOptions.Problem {
-            throw APIError.badRequest("\(error.field) \(error.problem)", field: error.field, hint: error.hint)
-        } catch let error as PostgresError where error.isTransient || error.code == .connectionFailed || error.code == .connectionLost {
+            return APIError(error.status, code: code, message, hint: error.status == .contentTooLarge ? "a JSON body is at most 1 MiB; send files as multipart/form-data" : nil)
+        case let error as AdminError:
+            return APIError.from(error)
+        case let error as MediaOptions.Problem:
+            return APIError.badRequest("\(error.field) \(error.problem)", field: error.field, hint: error.hint)
+        case let error as PostgresError where error.isTransient || error.code == .connectionFailed || error.code == .connectionLost:
             context.logger.error("database error", metadata: ["error": "\(error)", "path": "\(context.endpointPath ?? "-")"])
-            throw APIError(
+            return APIError(
                 .serviceUnavailable, code: "database_unavailable", "the database did not answer; nothing was changed by this request",
                 hint: "retry shortly", retryAfter: 5)
-        } catch is CancellationError {
-            throw APIError(.serviceUnavailable, code: "shutting_down", "the server is stopping", hint: "retry on another instance", retryAfter: 1)
-        } catch {
+        case is CancellationError:
+            return APIError(.serviceUnavailable, code: "shutting_down", "the server is stopping", hint: "retry on another instance", retryAfter: 1)
+        default:
             context.logger.error(
                 "request failed", metadata: ["error": "\(SecretRedactor().redact(String(reflecting: error)))", "path": "\(context.endpointPath ?? "-")"])
-            throw APIError(.internalServerError, code: "internal", "an unexpected error in steno-api; its log has the details")
+            return APIError(.internalServerError, code: "internal", "an unexpected error in steno-api; its log has the details")
         }
     }
 }

@@ -20,6 +20,9 @@ public final class APIServer: Sendable {
     let authenticator: KeyAuthenticator
     let hub: ProgressHub
     let outbound: OutboundURLCheck
+    let sessions: SessionStore
+    let webAuthenticator: WebSessionAuthenticator
+    let assets: WebAssets
     let logger: Logger
     private let boundPort = Mutex<Int?>(nil)
 
@@ -35,6 +38,9 @@ public final class APIServer: Sendable {
             keys: keys, rate: configuration.rate, cacheLifetime: configuration.keyCacheLifetime, metrics: metrics, logger: logger)
         hub = ProgressHub(database: database, store: store, metrics: metrics, logger: logger)
         outbound = OutboundURLCheck(policy: configuration.outbound)
+        sessions = SessionStore(client: client)
+        webAuthenticator = WebSessionAuthenticator(sessions: sessions, cacheLifetime: configuration.keyCacheLifetime)
+        assets = WebAssets(bundle: OpenAPIDocument.bundleDirectory)
     }
 
     /// The port the server listens on, once it does (useful with port 0).
@@ -109,6 +115,9 @@ extension APIServer {
     public func checkStartup() async throws {
         guard OpenAPIDocument.isPresent else {
             throw APIError(.internalServerError, code: "openapi_missing", "openapi.yaml is missing: copy steno_StenoAPI.resources beside steno-api")
+        }
+        if let problem = assets.problem {
+            throw APIError(.internalServerError, code: "web_assets_missing", problem)
         }
         let deadline = ContinuousClock.now + database.reconnectWindow
         var said = false

@@ -8,11 +8,19 @@ enum OpenAPIDocument {
     static let bundleName = "steno_StenoAPI.resources"
 
     static let yaml: String = {
+        guard let bundle = bundleDirectory,
+            let text = try? String(contentsOf: bundle.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        else { return missing }
+        return text
+    }()
+
+    /// The module's resource folder (also the web view's templates and assets), where it is found.
+    static let bundleDirectory: URL? = {
         for directory in searchDirectories {
-            let url = directory.appendingPathComponent(bundleName).appendingPathComponent("openapi.yaml")
-            if let text = try? String(contentsOf: url, encoding: .utf8) { return text }
+            let url = directory.appendingPathComponent(bundleName)
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("openapi.yaml").path) { return url }
         }
-        return missing
+        return nil
     }()
 
     static let missing = "# openapi.yaml is missing from this installation: copy steno_StenoAPI.resources beside steno-api\n"

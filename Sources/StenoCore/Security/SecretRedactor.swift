@@ -27,11 +27,18 @@ public struct SecretRedactor: Sendable {
 
     /// Steno's own API keys (`stk_` and 43 characters) wherever they appear: the prefix stays,
     /// so that an operator can still tell which key it was.
+    /// Web sessions (`sts_`) are cut to their marker: nothing names them to an operator.
     private static func redactAPIKeys(in text: String) -> String {
-        guard text.contains(APIKeyToken.marker) else { return text }
-        return text.replacing(/stk_[A-Za-z0-9_\-]{43}/) { match in
-            String(match.output.prefix(APIKeyToken.prefixLength)) + "…" + replacement
+        var text = text
+        if text.contains(APIKeyToken.marker) {
+            text = text.replacing(/stk_[A-Za-z0-9_\-]{43}/) { match in
+                String(match.output.prefix(APIKeyToken.prefixLength)) + "…" + replacement
+            }
         }
+        if text.contains(WebSessionToken.marker) {
+            text = text.replacing(/sts_[A-Za-z0-9_\-]{43}/) { _ in WebSessionToken.marker + replacement }
+        }
+        return text
     }
 
     /// The text with the user information of every URL in it masked; the user name stays when

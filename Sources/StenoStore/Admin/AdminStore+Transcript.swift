@@ -55,7 +55,7 @@ extension AdminStore {
 
     /// `segments.words`: an array of `{"word", "start", "end"}`, or NULL. A malformed array is
     /// left out (the export then times cues by characters) rather than failing the export.
-    private func words(from json: String?) -> [Transcript.Word]? {
+    func words(from json: String?) -> [Transcript.Word]? {
         guard let json else { return nil }
         do {
             return try JSONDecoder().decode([Transcript.Word].self, from: Data(json.utf8))

@@ -67,13 +67,15 @@ extension WorkStore {
     /// default webhook and `noticesBackingOff` the media whose delivery it retries later.
     public func heartbeatWorker(
         workerID: String, status: WorkerState, message: String?, jobsInFlight: Int, pausedBackends: [String: Date],
-        running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = [], rescue: RescuePolicy = RescuePolicy()
+        running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = [], rescue: RescuePolicy = RescuePolicy(),
+        requests: RequestWindow? = nil
     ) async throws -> Heartbeat {
         let paused = pausedBackends.mapValues { ISO8601DateFormatter().string(from: $0) }
         let rows = try await client.query(
             """
             WITH beat AS (
                 UPDATE workers SET status = \(status), status_message = \(message), jobs_in_flight = \(jobsInFlight), paused_backends = \(Self.json(paused))::jsonb,
+                                   backend = \(requests?.backend), request_limit = \(requests?.limit), requests_in_flight = \(requests?.inFlight),
                                    last_heartbeat_at = now()
                 WHERE id = \(workerID) AND status <> \(literal: WorkerState.stopped)
             ), others AS MATERIALIZED (
@@ -115,6 +117,20 @@ extension WorkStore {
             return backend == nil ? nil : try Outage(row: row)
         }
         return Heartbeat(outages: outages, due: due)
+    }
+
+    /// The request window a worker's AIMD limiter allows towards its backend, as its heartbeat
+    /// reports it for the overview.
+    public struct RequestWindow: Sendable, Equatable {
+        public var backend: String
+        public var limit: Double
+        public var inFlight: Int
+
+        public init(backend: String, limit: Double, inFlight: Int) {
+            self.backend = backend
+            self.limit = limit
+            self.inFlight = inFlight
+        }
     }
 
     /// Marks the worker stopped at shutdown.

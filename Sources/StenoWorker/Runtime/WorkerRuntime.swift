@@ -380,7 +380,8 @@ public final class WorkerRuntime: Service, Sendable {
                 let beat = try await store.heartbeatWorker(
                     workerID: configuration.workerID, status: status, message: message, jobsInFlight: inFlight.count, pausedBackends: paused,
                     running: leases.map(\.jobID), webhookURL: configuration.webhookURL, noticesBackingOff: notifier.backingOff,
-                    rescue: configuration.rescue)
+                    rescue: configuration.rescue,
+                    requests: .init(backend: primaryBackend, limit: requests.limit, inFlight: requests.inFlight))
                 if outagesPause { outages.replace(with: beat.outages) }
                 act(on: beat.due)
             } catch {

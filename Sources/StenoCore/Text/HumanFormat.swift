@@ -1,9 +1,9 @@
 import Foundation
 
-/// Numbers and times as people read them in terminal output.
-enum HumanFormat {
+/// Numbers and times as people read them: in terminal output and on the web view's pages.
+public enum HumanFormat {
     /// `1:02:03` or `4:05`.
-    static func duration(_ seconds: Double?) -> String {
+    public static func duration(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite else { return "-" }
         let total = Int(seconds.rounded())
         let hours = total / 3600
@@ -14,17 +14,17 @@ enum HumanFormat {
             : String(format: "%d:%02d", minutes, secondsPart)
     }
 
-    static func percent(_ value: Double) -> String {
+    public static func percent(_ value: Double) -> String {
         String(format: "%.1f%%", value)
     }
 
-    static func money(_ value: Double?) -> String {
+    public static func money(_ value: Double?) -> String {
         guard let value else { return "-" }
         return value < 0.01 && value > 0 ? String(format: "$%.4f", value) : String(format: "$%.2f", value)
     }
 
     /// `2026-11-21 04:12:05Z`.
-    static func timestamp(_ date: Date?) -> String {
+    public static func timestamp(_ date: Date?) -> String {
         guard let date else { return "-" }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate, .withSpaceBetweenDateAndTime, .withTime, .withColonSeparatorInTime, .withTimeZone]
@@ -32,7 +32,7 @@ enum HumanFormat {
     }
 
     /// `12s ago`, `5m ago`, `3h ago`.
-    static func age(seconds: Double) -> String {
+    public static func age(seconds: Double) -> String {
         switch seconds {
         case ..<60: "\(Int(seconds.rounded()))s ago"
         case ..<3600: "\(Int(seconds / 60))m ago"
@@ -42,7 +42,7 @@ enum HumanFormat {
     }
 
     /// Cuts text to `width` characters with an ellipsis.
-    static func truncate(_ text: String, to width: Int) -> String {
+    public static func truncate(_ text: String, to width: Int) -> String {
         text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "…"
     }
 }

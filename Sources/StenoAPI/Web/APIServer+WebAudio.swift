@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StenoCore
+import StenoStore
+
+extension APIServer {
+    /// `GET /media/{id}/audio`: the recording, with HTTP Range requests, so that the reader's
+    /// player seeks anywhere in a long book by fetching only the part it plays.
+    func audio(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.read)
+        let id = try mediaID(context)
+        let source = try await store.source(of: id, tenant: principal.tenant)
+        let file = await Self.playableFile(source)
+        guard let path = file.path else { throw APIError.notFound(file.problem ?? "the recording cannot be played here") }
+        let size = file.size
+        var headers: HTTPFields = [
+            .contentType: Self.audioType(of: path), .acceptRanges: "bytes", .cacheControl: "private, max-age=3600",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        ]
+        switch ByteRangeRequest(header: request.headers[.range], size: size) {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            headers[.contentLength] = String(size)
+            guard size > 0 else { return Response(status: .ok, headers: headers) }
+            let body = try await FileIO().loadFile(path: path, range: 0...Int(size - 1), context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        case let .part(range):
+            headers[.contentRange] = ByteRangeRequest.contentRange(range, size: size)
+            headers[.contentLength] = String(range.upperBound - range.lowerBound + 1)
+            let body = try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        }
+    }
+
+    /// What a browser plays the file as, by its name: uploads keep the client's extension.
+    static func audioType(of path: String) -> String {
+        switch path.split(separator: ".").last?.lowercased() {
+        case "mp3": "audio/mpeg"
+        case "m4a", "m4b", "aac", "mp4": "audio/mp4"
+        case "wav": "audio/wav"
+        case "flac": "audio/flac"
+        case "ogg", "oga", "opus": "audio/ogg"
+        case "webm": "audio/webm"
+        case "mkv", "mka": "video/x-matroska"
+        case "mov": "video/quicktime"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// `GET /media/{id}/download?format=...[&chapter=N]`: an export as a file to save.
+    func download(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.read)
+        let id = try mediaID(context)
+        let query = WebPages.query(request)
+        let formatName = query["format"] ?? "txt"
+        guard let format = TranscriptFormat(rawValue: formatName) else {
+            throw APIError.badRequest(
+                "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
+        }
+        let chapter = try Self.integer(query["chapter"], field: "chapter", in: 1...100_000)
+        try await store.requireMedia(id, tenant: principal.tenant)
+        let transcript = try await store.transcript(mediaID: id, chapter: chapter)
+        let text = try format.render(transcript)
+        let name = "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? "") + (format == .podcast ? ".podcast.json" : "." + format.rawValue)
+        return Response(
+            status: .ok,
+            headers: [.contentType: Self.contentType(of: format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,28 @@
+/// The text of a web view session, the value of its cookie: `sts_` and 256 random bits in
+/// unpadded base64url. The database keeps its SHA-256 only. The page's CSRF token is derived
+/// from it (`StenoAPI`'s `WebSessionKeys`), so that a form is only accepted from a page of the
+/// same session.
+public struct WebSessionToken: Sendable, Equatable, CustomStringConvertible {
+    public static let marker = "sts_"
+
+    public let secret: String
+
+    public static func generate() -> WebSessionToken {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return WebSessionToken(validated: marker + Base64URL.encode(bytes))
+    }
+
+    /// A cookie's value, or nil when it cannot be a session of Steno's.
+    public init?(parsing text: Substring) {
+        guard text.count == Self.marker.count + 43, text.hasPrefix(Self.marker),
+            text.dropFirst(Self.marker.count).allSatisfy(Base64URL.isAlphabet)
+        else { return nil }
+        secret = String(text)
+    }
+
+    private init(validated: String) { secret = validated }
+
+    /// Never the secret.
+    public var description: String { "\(Self.marker)…" }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension AdminStore {
+    /// One window of one chapter of a tenant's media, for the reader: the chapter `chapter`
+    /// (1-based; by default the one playing at `time`, else the first), from segment `from`,
+    /// or from a little before the segment playing at `time`. At most
+    /// `TranscriptPage.windowSize` segments are read, whatever the chapter's length.
+    public func transcriptPage(mediaID: Int64, tenant: String, chapter: Int?, from: Int?, time: Double?) async throws -> TranscriptPage {
+        let media = try await client.query(
+            "SELECT id, title, language, duration_seconds FROM media WHERE id = \(mediaID) AND tenant = \(tenant)"
+        ).first
+        guard let media else { throw Self.noSuchMedia(mediaID) }
+        let chapterRows = try await client.query(
+            "SELECT id, index, title, start_seconds, end_seconds, state FROM chapters WHERE media_id = \(mediaID) ORDER BY index")
+        var ids: [Int: Int64] = [:]
+        let chapters = try chapterRows.map { row in
+            let entry = TranscriptPage.ChapterEntry(
+                number: try row.decode("index", as: Int.self) + 1, title: try row.decode("title"), start: try row.decode("start_seconds"),
+                end: try row.decode("end_seconds"), state: try row.decode("state"))
+            ids[entry.number] = try row.decode("id")
+            return entry
+        }
+        let number: Int
+        if let chapter {
+            guard ids[chapter] != nil else {
+                throw AdminError(
+                    .notFound, "media \(mediaID) has \(chapters.count) chapter\(chapters.count == 1 ? "" : "s"); there is no chapter \(chapter)",
+                    hint: "chapters are numbered from 1")
+            }
+            number = chapter
+        } else if let time, let playing = chapters.last(where: { $0.start <= time }) {
+            number = playing.number
+        } else {
+            number = chapters.first?.number ?? 1
+        }
+        var page = TranscriptPage(
+            mediaID: mediaID, title: try media.decode("title"), language: try media.decode("language"),
+            durationSeconds: try media.decode("duration_seconds"), chapters: chapters, chapter: number, segments: [], hasEarlier: false,
+            hasLater: false)
+        guard let chapterID = ids[number] else { return page }
+        var start = max(0, from ?? 0)
+        if from == nil, let time {
+            let playing: Int? = try await client.query(
+                """
+                SELECT index FROM segments WHERE chapter_id = \(chapterID) AND start_seconds <= \(time)
+                ORDER BY start_seconds DESC LIMIT 1
+                """
+            ).first?.decode("index")
+            start = TranscriptPage.windowStart(around: playing ?? 0)
+        }
+        let rows = try await client.query(
+            """
+            SELECT index, start_seconds, end_seconds, text, words::text AS words, flag FROM segments
+            WHERE chapter_id = \(chapterID) AND index >= \(start)
+            ORDER BY index LIMIT \(TranscriptPage.windowSize + 1)
+            """)
+        page.segments = try rows.prefix(TranscriptPage.windowSize).map { row in
+            TranscriptPage.Segment(
+                index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+                text: try row.decode("text"), words: words(from: try row.decode("words", as: String?.self)), flag: try row.decode("flag"))
+        }
+        page.hasLater = rows.count > TranscriptPage.windowSize
+        page.hasEarlier = start > 0
+        return page
+    }
+}
+
+extension AdminStore {
+    /// Failed media of `tenant` whose failure has this class (`unknown` for none).
+    public func failedMediaIDs(errorClass: String, tenant: String) async throws -> [Int64] {
+        try await client.query(
+            """
+            SELECT id FROM media WHERE state = \(literal: MediaState.failed) AND tenant = \(tenant) AND coalesce(error_class, 'unknown') = \(errorClass)
+            ORDER BY id
+            """
+        ).map { try $0.decode("id") }
+    }
+
+    /// Unfinished media of `tenant` with a job waiting to retry after a failure of this class.
+    public func retryingMediaIDs(errorClass: String, tenant: String) async throws -> [Int64] {
+        try await client.query(
+            """
+            SELECT DISTINCT m.id FROM media m JOIN jobs j ON j.media_id = m.id
+            WHERE m.state IN (\(literals: [MediaState.queued, .probing, .transcribing])) AND m.tenant = \(tenant)
+              AND j.state = \(literal: JobState.queued) AND j.attempt > 0 AND coalesce(j.error_class, 'unknown') = \(errorClass)
+            ORDER BY m.id
+            """
+        ).map { try $0.decode("id") }
+    }
+}

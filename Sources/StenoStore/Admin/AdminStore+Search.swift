@@ -1,0 +1,53 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension AdminStore {
+    /// Segments of `tenant`'s transcripts matching `text` (web search syntax: words, "a phrase",
+    /// or, -not), best first. Each media's segments were indexed in its language's configuration
+    /// (`steno_search_config`): the query is parsed in every configuration the tenant's media
+    /// use (or `language`'s only), and the parses are or-ed, so that "running" finds "run" in an
+    /// English book and "running" in one of unknown language. The GIN index finds the segments;
+    /// only the page's hits get a snippet.
+    public func search(_ text: String, tenant: String, language: String? = nil, limit: Int = 20, offset: Int = 0) async throws -> [SearchHit] {
+        try await client.query(
+            """
+            WITH q AS MATERIALIZED (
+                SELECT (SELECT string_agg('(' || parsed::text || ')', ' | ')
+                        FROM (SELECT websearch_to_tsquery(config, \(text)) AS parsed
+                              FROM (SELECT DISTINCT steno_search_config(language) AS config FROM media
+                                    WHERE tenant = \(tenant)
+                                      AND (\(language)::text IS NULL OR steno_search_config(language) = steno_search_config(\(language)::text))) configs
+                             ) parses
+                        WHERE numnode(parsed) > 0)::tsquery AS query
+            ), hits AS (
+                SELECT s.id, s.media_id, s.chapter_id, s.index, s.start_seconds, s.end_seconds, s.text,
+                       ts_rank_cd(s.search, q.query) AS rank
+                FROM q, segments s JOIN media m ON m.id = s.media_id
+                WHERE q.query IS NOT NULL AND s.search @@ q.query AND m.tenant = \(tenant)
+                  AND (\(language)::text IS NULL OR steno_search_config(m.language) = steno_search_config(\(language)::text))
+                ORDER BY rank DESC, s.media_id DESC, s.chapter_id, s.index
+                LIMIT \(limit) OFFSET \(offset)
+            )
+            SELECT h.media_id, m.title, m.language, c.index + 1 AS chapter, c.title AS chapter_title, h.index, h.start_seconds, h.end_seconds,
+                   ts_headline(steno_search_config(m.language), h.text, q.query,
+                               'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxWords=40, MinWords=15, HighlightAll=false') AS headline
+            FROM hits h CROSS JOIN q JOIN media m ON m.id = h.media_id JOIN chapters c ON c.id = h.chapter_id
+            ORDER BY h.rank DESC, h.media_id DESC, h.chapter_id, h.index
+            """
+        ).map { row in
+            SearchHit(
+                mediaID: try row.decode("media_id"), mediaTitle: try row.decode("title"), language: try row.decode("language"),
+                chapter: try row.decode("chapter"), chapterTitle: try row.decode("chapter_title"), segmentIndex: try row.decode("index"),
+                start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+                snippet: SearchSnippet(headline: try row.decode("headline")))
+        }
+    }
+
+    /// The languages of `tenant`'s media, for the search form's choice.
+    public func languages(tenant: String) async throws -> [String] {
+        try await client.query(
+            "SELECT DISTINCT language FROM media WHERE tenant = \(tenant) AND language IS NOT NULL ORDER BY language"
+        ).map { try $0.decode("language") }
+    }
+}
