@@ -15,7 +15,10 @@ extension APIServer {
         open.post("/sign-in", use: signIn)
         open.get("/static/{file}", use: staticFile)
 
+        // The error pages twice: outside the session check for its own failures, and inside it so
+        // that a page's error is shown in the signed-in frame.
         let pages = router.group().add(middleware: WebErrorMiddleware(assets: assets)).add(middleware: webAuthenticator)
+            .add(middleware: WebErrorMiddleware(assets: assets))
         pages.get("/", use: overviewPage)
         pages.get("/media", use: mediaListPage)
         pages.get("/media/{id}", use: mediaPage)
@@ -65,7 +68,8 @@ struct WebErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let answer = ErrorAnswerMiddleware.answer(for: error, context: context)
+            var answer = ErrorAnswerMiddleware.answer(for: error, context: context)
+            if let error = error as? AdminError { answer.hint = error.hint.map(WebPages.hint) }
             guard request.headers[.accept]?.contains("text/html") ?? false,
                 let html = assets.render(
                     "error",

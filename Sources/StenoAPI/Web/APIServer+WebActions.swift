@@ -12,7 +12,10 @@ extension APIServer {
     }
 
     private func signInForm(next: String?, problem: String?, notice: String? = nil, status: HTTPResponse.Status = .ok, request: Request) throws -> Response {
-        let token = WebCSRF.signInToken()
+        // A browser that already holds a sign-in token keeps it, so that two sign-in tabs do
+        // not void each other's form.
+        let held = request.cookies[WebCSRF.signInCookie]?.value
+        let token = held.flatMap { WebCSRF.isSignInToken($0) ? $0 : nil } ?? WebCSRF.signInToken()
         var response = try page(
             "sign-in",
             SignInView(

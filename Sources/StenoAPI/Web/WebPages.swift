@@ -68,6 +68,14 @@ enum WebPages {
         HumanFormat.timestamp(date)
     }
 
+    /// The store's hints name CLI commands; on a page, the same thing is a page or a button.
+    static func hint(_ hint: String) -> String {
+        hint.replacing(/`steno status (\d+)`/) { "its page, /media/\($0.1)," }
+            .replacing(/`steno retry (\d+)`/) { "Retry on /media/\($0.1)" }
+            .replacing(/`steno wait (\d+)`/) { "its page, /media/\($0.1), which follows it live," }
+            .replacing("`steno list`", with: "the Media page")
+    }
+
     static func title(_ title: String?, mediaID: Int64) -> String {
         guard let title, !title.trimmingCharacters(in: .whitespaces).isEmpty else { return "Media \(mediaID)" }
         return title
