@@ -285,7 +285,7 @@ def main():
               f"the highlighted word does not match the playing time {now:.2f}")
         print(f"reader: playing at {now:.2f} s highlights the segment at {lit.get_attribute('data-start')} s and the word '{lit_words[0].text}'")
         browser.js("arguments[0].pause()", player)
-        check(len(browser.all("nav.chapters ol li")) == 3, "the reader does not list the book's three chapters")
+        check(len(browser.all(".chapters nav ol li")) == 3, "the reader does not list the book's three chapters")
         check(len(browser.all("a[download]")) == 10, "the reader does not offer every export format for the chapter and the media")
         href = browser.all("a[download]")[1].get_attribute("href")
         cookie = "steno_session=" + session["value"]

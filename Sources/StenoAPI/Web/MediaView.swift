@@ -80,7 +80,7 @@ struct MediaView: Sendable {
             let failureClass = FailureClass(rawValue: name)
             return Failure(
                 errorClass: name, explanation: failureClass?.explanation ?? FailureClass.explain(name),
-                remedy: (failureClass?.remedy ?? "see the message").replacingOccurrences(of: "`steno retry`", with: "Retry on this page"),
+                remedy: WebPages.hint(failureClass?.remedy ?? "see the message"),
                 message: progress.errorMessage.map { SecretRedactor().redact($0) })
         }
         let canAct = chrome.canAct

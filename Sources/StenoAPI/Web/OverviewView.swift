@@ -111,7 +111,7 @@ struct OverviewView: Sendable {
         failures = overview.failures.map { group in
             let name = WebPages.queryValue(group.errorClass)
             return Failure(
-                errorClass: group.errorClass, explanation: group.explanation, remedy: group.remedy, failedMedia: group.failedMedia,
+                errorClass: group.errorClass, explanation: group.explanation, remedy: group.remedy.map(WebPages.hint), failedMedia: group.failedMedia,
                 retryingMedia: group.retryingMedia, lastMessage: group.lastMessage.map { SecretRedactor().redact($0) },
                 retryLink: canAct && group.failedMedia > 0 ? "/confirm?action=retry-failed&class=\(name)" : nil,
                 cancelLink: canAct && group.retryingMedia > 0 ? "/confirm?action=cancel-retrying&class=\(name)" : nil,

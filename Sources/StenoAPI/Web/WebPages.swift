@@ -74,6 +74,7 @@ enum WebPages {
             .replacing(/`steno retry (\d+)`/) { "Retry on /media/\($0.1)" }
             .replacing(/`steno wait (\d+)`/) { "its page, /media/\($0.1), which follows it live," }
             .replacing("`steno list`", with: "the Media page")
+            .replacing("`steno retry`", with: "Retry")
     }
 
     static func title(_ title: String?, mediaID: Int64) -> String {

@@ -2,6 +2,8 @@
 // and word being spoken are highlighted and, with "Follow" on, kept in view. The next window of
 // the chapter is fetched when playback or scrolling reaches the end of the one shown.
 const player = document.getElementById("player");
+// On a phone the transcript comes first: the chapter list starts folded.
+if (window.matchMedia("(max-width: 720px)").matches) document.getElementById("chapters-panel")?.removeAttribute("open");
 const list = document.getElementById("segments");
 const follow = document.getElementById("follow");
 let segments = [];
