@@ -6,6 +6,11 @@ struct HTTPAnswer: Sendable {
     var status: Int
     var headers: [String: String]
     var body: Data
+    /// Every `Set-Cookie` line (`headers` keeps the last of a repeated header only).
+    var setCookies: [String] = []
+
+    /// The `Set-Cookie` line that sets `name`.
+    func setCookie(_ name: String) -> String? { setCookies.first { $0.hasPrefix(name + "=") } }
 
     var text: String { String(decoding: body, as: UTF8.self) }
 
@@ -30,10 +35,13 @@ enum HTTP {
         case form([(String, String)], files: [(String, String)])
         /// The file's bytes as the whole body.
         case raw(path: String, contentType: String)
+        /// A browser's form: `application/x-www-form-urlencoded`, each value escaped.
+        case urlencoded([(String, String)])
     }
 
     static func request(
-        _ method: String, _ url: String, key: String? = nil, headers: [String: String] = [:], body: Body = .none, maxSeconds: Int = 60
+        _ method: String, _ url: String, key: String? = nil, headers: [String: String] = [:], body: Body = .none, maxSeconds: Int = 60,
+        cookieJar: String? = nil
     ) async throws -> HTTPAnswer {
         let directory = FileManager.default.temporaryDirectory
         let bodyPath = directory.appendingPathComponent("steno-http-\(UUID().uuidString).body").path
@@ -44,6 +52,7 @@ enum HTTP {
         }
         var arguments = ["-sS", "-X", method, "-o", bodyPath, "-D", headerPath, "-w", "%{http_code}", "--max-time", String(maxSeconds)]
         if let key { arguments += ["-H", "Authorization: Bearer \(key)"] }
+        if let cookieJar { arguments += ["-b", cookieJar, "-c", cookieJar] }
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         switch body {
         case .none:
@@ -55,6 +64,8 @@ enum HTTP {
             for (name, path) in files { arguments += ["-F", "\(name)=@\(path)"] }
         case let .raw(path, contentType):
             arguments += ["-H", "Content-Type: \(contentType)", "--data-binary", "@\(path)"]
+        case let .urlencoded(fields):
+            for (name, value) in fields { arguments += ["--data-urlencode", "\(name)=\(value)"] }
         }
         arguments.append(url)
         let result = try await ChildProcess.run("/usr/bin/curl", arguments, timeLimit: .seconds(maxSeconds + 10))
@@ -63,11 +74,15 @@ enum HTTP {
         }
         let headerText = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
         var headers: [String: String] = [:]
+        var cookies: [String] = []
         for line in headerText.split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
+            if name == "set-cookie" { cookies.append(value) }
         }
         let data = FileManager.default.contents(atPath: bodyPath) ?? Data()
-        return HTTPAnswer(status: status, headers: headers, body: data)
+        return HTTPAnswer(status: status, headers: headers, body: data, setCookies: cookies)
     }
 }
