@@ -17,11 +17,12 @@ extension APIServer {
         let chrome = WebChrome(
             principal: principal, session: context.webSession, section: .overview,
             notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
-        return try page("overview", OverviewView(overview, chrome: chrome), headers: Self.serverTiming(since: start))
+        return try page("overview", OverviewView(overview, chrome: chrome), timedSince: start)
     }
 
     func mediaListPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
+        let start = ContinuousClock.now
         let query = WebPages.query(request)
         var filter = AdminStore.MediaFilter(tenant: principal.tenant)
         let state = query["state"].flatMap { $0.isEmpty ? nil : $0 }
@@ -73,11 +74,12 @@ extension APIServer {
                 + [JobPriority.high, .medium, .low].map { .init(value: $0.name, label: $0.name, selected: $0.name == priority) },
             since: since ?? "", text: text ?? "", filtered: state != nil || priority != nil || since != nil || text != nil, olderLink: older,
             tenant: principal.tenant)
-        return try page("media-list", view)
+        return try page("media-list", view, timedSince: start)
     }
 
     func mediaPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
+        let start = ContinuousClock.now
         let id = try mediaID(context)
         async let progress = store.progress(of: id, tenant: principal.tenant)
         async let chapters = store.chapterProgress(of: id)
@@ -88,7 +90,7 @@ extension APIServer {
             notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
         let view = MediaView(
             media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, language: nil, chrome: chrome)
-        return try page("media", view)
+        return try page("media", view, timedSince: start)
     }
 
     func readerPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -111,7 +113,7 @@ extension APIServer {
         let view = ReaderView(
             transcript, time: time, audioProblem: audioProblem,
             chrome: WebChrome(principal: principal, session: context.webSession, section: .media))
-        return try page("reader", view, headers: Self.serverTiming(since: start))
+        return try page("reader", view, timedSince: start)
     }
 
     func searchPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -124,11 +126,12 @@ extension APIServer {
         async let languageList = store.languages(tenant: principal.tenant)
         var problem: String?
         var hits: [SearchHit] = []
+        var capped = false
         let pageSize = 20
         if text.count > 200 || text.unicodeScalars.contains("\u{0}") {
             problem = "Search for at most 200 characters."
         } else if !text.isEmpty {
-            hits = try await store.search(text, tenant: principal.tenant, language: language, limit: pageSize + 1, offset: offset)
+            (hits, capped) = try await store.search(text, tenant: principal.tenant, language: language, limit: pageSize + 1, offset: offset)
         }
         let languages = try await languageList
         var more: String?
@@ -141,16 +144,9 @@ extension APIServer {
             searched: !text.isEmpty && problem == nil, hits: hits.map(SearchView.hit), hasHits: !hits.isEmpty,
             languages: [.init(value: "", label: "every language", selected: language == nil)]
                 + languages.map { .init(value: $0, label: $0, selected: $0 == language) },
-            hasLanguages: !languages.isEmpty, moreLink: more, problem: problem)
-        return try page("search", view, status: problem == nil ? .ok : .badRequest, headers: Self.serverTiming(since: start))
-    }
-
-    /// `Server-Timing: app;dur=12.3`: the time the server spent on a page, which the browser's
-    /// developer tools and `bench/web` read.
-    static func serverTiming(since start: ContinuousClock.Instant) -> HTTPFields {
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return [HTTPField.Name("Server-Timing")!: String(format: "app;dur=%.1f", milliseconds)]
+            hasLanguages: !languages.isEmpty, moreLink: more, problem: problem,
+            capped: capped ? "More than \(AdminStore.searchCandidates.formatted()) segments match: these are the best of the first \(AdminStore.searchCandidates.formatted()). Add a word or quote a phrase to narrow it." : nil)
+        return try page("search", view, status: problem == nil ? .ok : .badRequest, timedSince: start)
     }
 
     /// Whether the reader can play a media's source: a regular, readable file on this server.

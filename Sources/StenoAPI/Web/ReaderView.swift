@@ -46,6 +46,8 @@ struct ReaderView: Sendable {
     var chapterEnd: String
     var chapters: [ChapterLink]
     var segments: [Segment]
+    /// The segments as HTML (`SegmentListHTML`), escaped there.
+    var segmentsHTML: String
     var hasSegments: Bool
     var earlierLink: String?
     var laterLink: String?
@@ -86,6 +88,7 @@ struct ReaderView: Sendable {
                 flagged: segment.flag != nil, flagLabel: segment.flag.map(Self.label), flagExplanation: segment.flag?.explanation)
         }
         hasSegments = !segments.isEmpty
+        segmentsHTML = SegmentListHTML.render(segments)
         let first = page.segments.first?.index ?? 0
         let last = page.segments.last?.index ?? 0
         earlierLink = page.hasEarlier
@@ -146,6 +149,8 @@ struct SearchView: Sendable {
     var hasLanguages: Bool
     var moreLink: String?
     var problem: String?
+    /// Said when the search matched more segments than it ranks.
+    var capped: String?
 
     static func hit(_ hit: SearchHit) -> Hit {
         let chapter = hit.chapterTitle.map { "Chapter \(hit.chapter): \($0)" } ?? "Chapter \(hit.chapter)"

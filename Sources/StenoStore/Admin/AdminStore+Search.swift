@@ -9,8 +9,15 @@ extension AdminStore {
     /// use (or `language`'s only), and the parses are or-ed, so that "running" finds "run" in an
     /// English book and "running" in one of unknown language. The GIN index finds the segments;
     /// only the page's hits get a snippet.
-    public func search(_ text: String, tenant: String, language: String? = nil, limit: Int = 20, offset: Int = 0) async throws -> [SearchHit] {
-        try await client.query(
+    ///
+    /// Ranking reads every match's lexemes, so it is bounded: the best hits are chosen among the
+    /// first `searchCandidates` matches. A word found in more segments than that (a common word
+    /// in media indexed without stop words) gets `capped`, and the page says to narrow it.
+    public func search(
+        _ text: String, tenant: String, language: String? = nil, limit: Int = 20, offset: Int = 0
+    ) async throws -> (hits: [SearchHit], capped: Bool) {
+        var capped = false
+        let hits = try await client.query(
             """
             WITH q AS MATERIALIZED (
                 SELECT (SELECT string_agg('(' || parsed::text || ')', ' | ')
@@ -20,29 +27,37 @@ extension AdminStore {
                                       AND (\(language)::text IS NULL OR steno_search_config(language) = steno_search_config(\(language)::text))) configs
                              ) parses
                         WHERE numnode(parsed) > 0)::tsquery AS query
-            ), hits AS (
-                SELECT s.id, s.media_id, s.chapter_id, s.index, s.start_seconds, s.end_seconds, s.text,
-                       ts_rank_cd(s.search, q.query) AS rank
+            ), matches AS MATERIALIZED (
+                SELECT s.id, s.media_id, s.chapter_id, s.index, s.start_seconds, s.end_seconds, s.text, s.search
                 FROM q, segments s JOIN media m ON m.id = s.media_id
                 WHERE q.query IS NOT NULL AND s.search @@ q.query AND m.tenant = \(tenant)
                   AND (\(language)::text IS NULL OR steno_search_config(m.language) = steno_search_config(\(language)::text))
-                ORDER BY rank DESC, s.media_id DESC, s.chapter_id, s.index
+                LIMIT \(Self.searchCandidates)
+            ), hits AS (
+                SELECT matches.*, ts_rank_cd(matches.search, q.query) AS rank
+                FROM matches, q
+                ORDER BY rank DESC, matches.media_id DESC, matches.chapter_id, matches.index
                 LIMIT \(limit) OFFSET \(offset)
             )
-            SELECT h.media_id, m.title, m.language, c.index + 1 AS chapter, c.title AS chapter_title, h.index, h.start_seconds, h.end_seconds,
+            SELECT (SELECT count(*) FROM matches) >= \(Self.searchCandidates) AS capped, h.media_id, m.title, m.language, c.index + 1 AS chapter, c.title AS chapter_title, h.index, h.start_seconds, h.end_seconds,
                    ts_headline(steno_search_config(m.language), h.text, q.query,
                                'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxWords=40, MinWords=15, HighlightAll=false') AS headline
             FROM hits h CROSS JOIN q JOIN media m ON m.id = h.media_id JOIN chapters c ON c.id = h.chapter_id
             ORDER BY h.rank DESC, h.media_id DESC, h.chapter_id, h.index
             """
         ).map { row in
-            SearchHit(
+            capped = try row.decode("capped")
+            return SearchHit(
                 mediaID: try row.decode("media_id"), mediaTitle: try row.decode("title"), language: try row.decode("language"),
                 chapter: try row.decode("chapter"), chapterTitle: try row.decode("chapter_title"), segmentIndex: try row.decode("index"),
                 start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
                 snippet: SearchSnippet(headline: try row.decode("headline")))
         }
+        return (hits, capped)
     }
+
+    /// How many matches a search ranks at most.
+    public static let searchCandidates = 2000
 
     /// The languages of `tenant`'s media, for the search form's choice.
     public func languages(tenant: String) async throws -> [String] {
