@@ -102,7 +102,7 @@ def main():
     moments = [random.uniform(0, 144000) for _ in range(runs)]
     reader = time_pages("reader, 40-hour book at a moment", [f"/media/{arguments.book}/read?t={moment:.1f}" for moment in moments])
     body, _, _ = browser.get(f"/media/{arguments.book}/read?t=72000")
-    shown = body.count(b'class="segment')
+    shown = body.count(b'<li id="s-')
     print(f"  one reader page: {len(body) / 1024:.0f} KiB, {shown} of the chapter's 40,000 segments")
     time_pages("media page of the 40-hour book", [f"/media/{arguments.book}"] * runs)
 
