@@ -85,8 +85,11 @@ class Browser:
 
     def shoot(self, name):
         """Saves the page at both sizes, the desktop's first; returns to the desktop size."""
+        # From the top of the page, as it opens, with no control focused by the checks before.
+        self.js("document.activeElement && document.activeElement.blur()")
         for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
             self.size(size)
+            self.js("window.scrollTo(0, 0)")
             time.sleep(0.3)
             path = os.path.join(self.screenshots, f"{name}-{label}-{size[0]}x{size[1]}.png")
             self.driver.save_screenshot(path)

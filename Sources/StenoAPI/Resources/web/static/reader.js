@@ -2,8 +2,12 @@
 // and word being spoken are highlighted and, with "Follow" on, kept in view. The next window of
 // the chapter is fetched when playback or scrolling reaches the end of the one shown.
 const player = document.getElementById("player");
-// On a phone the transcript comes first: the chapter list starts folded.
-if (window.matchMedia("(max-width: 720px)").matches) document.getElementById("chapters-panel")?.removeAttribute("open");
+// On a phone the transcript comes first: the chapter list is folded (and opened again on a
+// wide screen).
+const narrow = window.matchMedia("(max-width: 720px)");
+const fold = () => { const panel = document.getElementById("chapters-panel"); if (panel) panel.open = !narrow.matches; };
+fold();
+narrow.addEventListener("change", fold);
 const list = document.getElementById("segments");
 const follow = document.getElementById("follow");
 let segments = [];
