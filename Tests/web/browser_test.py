@@ -364,6 +364,13 @@ def main():
         status, answer = api(base, admin_key, "GET", f"/v1/media/{arguments.bad_media_id}")
         check(json.loads(answer)["media"]["state"] != "failed" or json.loads(answer)["media"]["attempts"] >= 2, "bulk retry did not touch the failed media")
         print("failures: the group's retry-all queued the failed media again")
+        browser.open(f"/media/{arguments.bad_media_id}")
+        browser.wait(lambda: browser.attribute("#media-state", "data-state") == "failed", 60, "the retried media did not fail again")
+        history = browser.text("#attempts")
+        check(history and "media" in history and "failed" in history, f"the failed media's page shows no failed attempt: {history!r}")
+        check(browser.all(".problem-card") and "What to do" in browser.text(".problem-card"), "the failed media's page gives no remedy")
+        check_controls(browser, "failed media")
+        browser.shoot("media-failed")
 
         # Forms need the session's token: a form posted without it is refused.
         outcome = browser.js("""

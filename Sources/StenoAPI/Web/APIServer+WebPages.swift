@@ -85,11 +85,14 @@ extension APIServer {
         async let chapters = store.chapterProgress(of: id)
         async let holds = store.holds(of: id)
         let media = try await progress
+        // Read after the tenant check of `progress`, not beside it: it names no tenant.
+        let attempts = try await store.unsuccessfulAttempts(of: id)
         let chrome = WebChrome(
             principal: principal, session: context.webSession, section: .media,
             notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
         let view = MediaView(
-            media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, language: nil, chrome: chrome)
+            media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, attempts: attempts, language: nil,
+            chrome: chrome)
         return try page("media", view, timedSince: start)
     }
 

@@ -37,6 +37,17 @@ struct MediaView: Sendable {
         var link: String
     }
 
+    /// An attempt that did not succeed, as the history table shows it.
+    struct Attempt: Sendable {
+        var when: String
+        var job: String
+        var attempt: Int
+        var worker: String
+        var outcome: String
+        var errorClass: String?
+        var message: String?
+    }
+
     var chrome: WebChrome
     var media: MediaRow
     var facts: [Fact]
@@ -44,6 +55,7 @@ struct MediaView: Sendable {
     var hasHolds: Bool
     var failure: Failure?
     var chapters: [Chapter]
+    var hasChapters: Bool
     var readLink: String?
     var downloads: [Download]
     var hasDownloads: Bool
@@ -51,8 +63,24 @@ struct MediaView: Sendable {
     var retryLink: String?
     var deleteLink: String?
     var canAct: Bool
+    var attempts: [Attempt]
+    var hasAttempts: Bool
 
-    init(media progress: MediaProgress, chapters: [ChapterProgress], holds: [MediaHold], language: String?, chrome: WebChrome) {
+    init(
+        media progress: MediaProgress, chapters: [ChapterProgress], holds: [MediaHold], attempts: [MediaAttempt], language: String?,
+        chrome: WebChrome
+    ) {
+        let redactor = SecretRedactor()
+        self.attempts = attempts.map { attempt in
+            Attempt(
+                when: WebPages.date(attempt.finishedAt ?? attempt.startedAt), job: attempt.job, attempt: attempt.attempt, worker: attempt.worker,
+                outcome: attempt.outcome.map { $0.rawValue.replacingOccurrences(of: "_", with: " ") } ?? "running",
+                errorClass: attempt.errorClass,
+                message: (attempt.message.map { redactor.redact($0) }).map { message in
+                    attempt.httpStatus.map { "HTTP \($0): " + message } ?? message
+                })
+        }
+        hasAttempts = !attempts.isEmpty
         self.chrome = chrome
         let media = MediaRow(progress)
         self.media = media
@@ -98,6 +126,7 @@ struct MediaView: Sendable {
                 readLink: chapter.state == .succeeded ? "/media/\(id)/read?chapter=\(chapter.number)" : nil,
                 canFocus: focusable, focusAction: "/media/\(id)/focus", focusLabel: "Transcribe \(heading) first")
         }
+        hasChapters = !chapters.isEmpty
         let readable = chapters.contains { $0.state == .succeeded }
         readLink = readable ? "/media/\(id)/read" : nil
         downloads = readable

@@ -10,17 +10,13 @@ public struct APIKeyToken: Sendable, Equatable, CustomStringConvertible {
 
     /// A new key from the system's cryptographic random source (`getrandom` on Linux).
     public static func generate() -> APIKeyToken {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return APIKeyToken(validated: marker + Base64URL.encode(bytes))
+        APIKeyToken(validated: Base64URL.randomToken(marker: marker))
     }
 
     /// The token of an `Authorization: Bearer` header, or nil when it cannot be a Steno key
     /// (the wrong marker or length, or characters base64url does not use).
     public init?(parsing text: Substring) {
-        guard text.count == Self.marker.count + 43, text.hasPrefix(Self.marker),
-            text.dropFirst(Self.marker.count).allSatisfy(Base64URL.isAlphabet)
-        else { return nil }
+        guard Base64URL.isToken(text, marker: Self.marker) else { return nil }
         secret = String(text)
     }
 
@@ -34,6 +30,18 @@ public struct APIKeyToken: Sendable, Equatable, CustomStringConvertible {
 }
 
 enum Base64URL {
+    /// `marker` and 256 bits from the system's cryptographic random source, in 43 characters.
+    static func randomToken(marker: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return marker + encode(bytes)
+    }
+
+    /// Whether `text` has the form `randomToken(marker:)` makes.
+    static func isToken(_ text: Substring, marker: String) -> Bool {
+        text.count == marker.count + 43 && text.hasPrefix(marker) && text.dropFirst(marker.count).allSatisfy(isAlphabet)
+    }
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     static func isAlphabet(_ character: Character) -> Bool {

@@ -8,16 +8,12 @@ public struct WebSessionToken: Sendable, Equatable, CustomStringConvertible {
     public let secret: String
 
     public static func generate() -> WebSessionToken {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return WebSessionToken(validated: marker + Base64URL.encode(bytes))
+        WebSessionToken(validated: Base64URL.randomToken(marker: marker))
     }
 
     /// A cookie's value, or nil when it cannot be a session of Steno's.
     public init?(parsing text: Substring) {
-        guard text.count == Self.marker.count + 43, text.hasPrefix(Self.marker),
-            text.dropFirst(Self.marker.count).allSatisfy(Base64URL.isAlphabet)
-        else { return nil }
+        guard Base64URL.isToken(text, marker: Self.marker) else { return nil }
         secret = String(text)
     }
 

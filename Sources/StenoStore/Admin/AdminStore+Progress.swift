@@ -160,3 +160,27 @@ extension AdminStore {
         return MediaHold.holds(facts)
     }
 }
+
+extension AdminStore {
+    /// The attempts of a media's jobs that did not succeed (failed, retried, rescued, cancelled,
+    /// handed back, or still running), newest first: the media page's history.
+    public func unsuccessfulAttempts(of mediaID: Int64, limit: Int = 50) async throws -> [MediaAttempt] {
+        try await client.query(
+            """
+            SELECT j.kind, c.index + 1 AS chapter, k.index + 1 AS chunk, a.attempt, a.worker, a.started_at, a.finished_at, a.outcome,
+                   a.error_class, a.http_status, a.message
+            FROM jobs j JOIN job_attempts a ON a.job_id = j.id
+            LEFT JOIN chapters c ON c.id = j.chapter_id LEFT JOIN chunks k ON k.id = j.chunk_id
+            WHERE j.media_id = \(mediaID) AND a.outcome IS DISTINCT FROM \(literal: JobAttempt.Outcome.succeeded)
+            ORDER BY a.started_at DESC, a.job_id DESC, a.attempt DESC
+            LIMIT \(limit)
+            """
+        ).map { row in
+            MediaAttempt(
+                kind: try row.decode("kind"), chapter: try row.decode("chapter"), chunk: try row.decode("chunk"), attempt: try row.decode("attempt"),
+                worker: try row.decode("worker"), startedAt: try row.decode("started_at"), finishedAt: try row.decode("finished_at"),
+                outcome: try row.decode("outcome"), errorClass: try row.decode("error_class"), httpStatus: try row.decode("http_status"),
+                message: try row.decode("message"))
+        }
+    }
+}

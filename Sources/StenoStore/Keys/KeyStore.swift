@@ -77,7 +77,12 @@ public struct KeyStore: Sendable {
     }
 
     static func hashHex(_ token: APIKeyToken) -> String {
-        SHA256.hash(data: Data(token.secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(token.secret)
+    }
+
+    /// What the tables keep of a secret (a key, a session): its SHA-256, as hex for `decode(..., 'hex')`.
+    static func sha256Hex(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     private static func key(_ row: PostgresRow) throws -> APIKey {

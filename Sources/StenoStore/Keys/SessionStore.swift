@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import StenoCore
 import StenoPostgres
@@ -45,6 +44,6 @@ public struct SessionStore: Sendable {
     }
 
     static func hashHex(_ token: WebSessionToken) -> String {
-        SHA256.hash(data: Data(token.secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        KeyStore.sha256Hex(token.secret)
     }
 }
