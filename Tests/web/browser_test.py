@@ -20,6 +20,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 DESKTOP = (1280, 800)
@@ -80,6 +81,14 @@ class Browser:
     def text(self, css):
         return self.driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : null", css)
 
+    def follow(self, element, seconds=20):
+        """Clicks a link or a form's button and waits for the page it leads to: chromedriver does
+        not always wait for the navigation a click starts, and the old page would be read."""
+        old = self.find("html")
+        element.click()
+        self.wait(lambda: staleness_of(old)(self.driver), seconds, "the click did not lead to another page")
+        self.wait(lambda: self.js("return document.readyState") == "complete", seconds, "the page did not finish loading")
+
     def js(self, script, *arguments):
         return self.driver.execute_script(script, *arguments)
 
@@ -113,14 +122,14 @@ def sign_in(browser, key, expect_ok=True):
     field = browser.find("#key")
     field.clear()
     field.send_keys(key)
-    browser.find("form[action='/sign-in'] button[type=submit]").click()
+    browser.follow(browser.find("form[action='/sign-in'] button[type=submit]"))
     if expect_ok:
         browser.wait(lambda: browser.driver.current_url.rstrip("/") == browser.base or "/sign-in" not in browser.driver.current_url,
                      10, "signing in did not leave the sign-in page")
 
 
 def sign_out(browser):
-    browser.find("form[action='/sign-out'] button").click()
+    browser.follow(browser.find("form[action='/sign-out'] button"))
     browser.wait(lambda: "/sign-in" in browser.driver.current_url, 10, "signing out did not reach the sign-in page")
 
 
@@ -314,7 +323,7 @@ def main():
         check(browser.all("#hits mark"), "the hit's snippet marks no words")
         check_controls(browser, "search")
         browser.shoot("search")
-        hits[0].find_element(By.TAG_NAME, "a").click()
+        browser.follow(hits[0].find_element(By.TAG_NAME, "a"))
         browser.wait(lambda: "/read" in browser.driver.current_url, 10, "the hit did not open the reader")
         anchor = browser.driver.current_url.split("#")[-1]
         target = browser.find("#" + anchor)
@@ -337,16 +346,16 @@ def main():
         # Cancel and retry, each through its confirmation page.
         third_id = upload(base, admin_key, arguments.long, "A Talk to Cancel")
         browser.open(f"/media/{third_id}")
-        browser.find("#cancel-link").click()
+        browser.follow(browser.find("#cancel-link"))
         check("Cancel" in browser.find("h1").text, "cancel did not ask first")
         check_controls(browser, "confirm")
         browser.shoot("confirm")
-        browser.find("#confirm-action").click()
+        browser.follow(browser.find("#confirm-action"))
         browser.wait(lambda: browser.attribute("#media-state", "data-state") == "cancelled", 15,
                      "the media was not cancelled")
         check("Cancelled" in browser.text(".notice"), "no notice said it was cancelled")
-        browser.find("#retry-link").click()
-        browser.find("#confirm-action").click()
+        browser.follow(browser.find("#retry-link"))
+        browser.follow(browser.find("#confirm-action"))
         browser.wait(lambda: browser.attribute("#media-state", "data-state") in ("queued", "probing", "transcribing", "succeeded"), 15,
                      "retry did not queue the media again")
         print(f"cancel and retry: media {third_id} cancelled, then {browser.attribute('#media-state', 'data-state')} again")
@@ -357,8 +366,8 @@ def main():
         check(groups, "the failed media is not in the overview's failures")
         retry_all = browser.all("#failures a.button[href*='retry-failed']")
         check(retry_all, "the failure group has no retry-all button")
-        retry_all[0].click()
-        browser.find("#confirm-action").click()
+        browser.follow(retry_all[0])
+        browser.follow(browser.find("#confirm-action"))
         browser.wait(lambda: browser.all(".notice"), 10, "bulk retry did not come back to the overview")
         check("queued again" in browser.find(".notice").text, "bulk retry said nothing")
         status, answer = api(base, admin_key, "GET", f"/v1/media/{arguments.bad_media_id}")
