@@ -91,8 +91,7 @@ extension APIServer {
             principal: principal, session: context.webSession, section: .media,
             notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
         let view = MediaView(
-            media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, attempts: attempts, language: nil,
-            chrome: chrome)
+            media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, attempts: attempts, chrome: chrome)
         return try page("media", view, timedSince: start)
     }
 

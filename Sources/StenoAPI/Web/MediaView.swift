@@ -67,8 +67,7 @@ struct MediaView: Sendable {
     var hasAttempts: Bool
 
     init(
-        media progress: MediaProgress, chapters: [ChapterProgress], holds: [MediaHold], attempts: [MediaAttempt], language: String?,
-        chrome: WebChrome
+        media progress: MediaProgress, chapters: [ChapterProgress], holds: [MediaHold], attempts: [MediaAttempt], chrome: WebChrome
     ) {
         let redactor = SecretRedactor()
         self.attempts = attempts.map { attempt in
@@ -98,7 +97,6 @@ struct MediaView: Sendable {
             Fact(label: "Attempts", value: "\(progress.attempts)"),
             Fact(label: "Created", value: WebPages.date(progress.createdAt)),
         ]
-        if let language { facts.insert(Fact(label: "Language", value: language), at: 3) }
         if progress.finishedAt != nil { facts.append(Fact(label: "Finished", value: WebPages.date(progress.finishedAt))) }
         if progress.chapterSelection != "all" { facts.append(Fact(label: "Chapters chosen", value: progress.chapterSelection)) }
         self.facts = facts

@@ -60,10 +60,6 @@ enum WebPages {
         seconds >= 600 ? String(format: "%.0f min", seconds / 60) : String(format: "%.1f min", seconds / 60)
     }
 
-    static func age(_ seconds: Double?) -> String? {
-        seconds.map { HumanFormat.age(seconds: $0) }
-    }
-
     static func date(_ date: Date?) -> String {
         HumanFormat.timestamp(date)
     }

@@ -257,19 +257,29 @@ public final class FaultServer: @unchecked Sendable {
 
     /// A local port on which nothing listens: connecting to it is refused at once.
     public static func closedPort() throws -> Int {
+        // The socket stays bound, never listening, for the rest of the process: a connection to
+        // its port is refused, and no other server can be given the port meanwhile. (Closing it
+        // let another test's FaultServer take the port, and a "refused" request reached that
+        // server: CI saw both tests fail at once.) Bound without SO_REUSEADDR, nothing can share it.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard probe >= 0 else { throw FaultServerError.socket("socket", errno) }
-        defer { close(probe) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw FaultServerError.socket("bind", errno) }
+        guard bound == 0 else {
+            close(probe)
+            throw FaultServerError.socket("bind", errno)
+        }
+        heldClosedPorts.withLock { $0.append(probe) }
         return localPort(of: probe)
     }
 }
+
+/// The sockets that keep `closedPort()`'s ports taken.
+private let heldClosedPorts = Mutex<[Int32]>([])
 
 /// Linux's POLLRDHUP (the peer closed its end), which Glibc's Swift import leaves out.
 private let pollReadHangUp: Int16 = 0x2000
