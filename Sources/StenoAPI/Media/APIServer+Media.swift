@@ -216,37 +216,9 @@ extension APIServer {
     func listMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let query = request.uri.queryParameters
-        var filter = AdminStore.MediaFilter(tenant: principal.tenant)
-        if let states = query["state"].map(String.init) {
-            filter.states = try states.split(separator: ",").map { name in
-                guard let state = MediaState(rawValue: String(name)) else {
-                    throw APIError.badRequest(
-                        "state must be one or more of \(MediaState.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, not \(name)",
-                        field: "state")
-                }
-                return state
-            }
-        }
-        if let priorities = query["priority"].map(String.init) {
-            filter.priorities = try priorities.split(separator: ",").map { name in
-                guard let priority = JobPriority(name: String(name)) else {
-                    throw APIError.badRequest("priority must be high, medium or low (comma-separated), not \(name)", field: "priority")
-                }
-                return priority
-            }
-        }
-        if let since = query["since"].map(String.init) {
-            guard let date = SinceParser.parse(since) else {
-                throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
-            }
-            filter.createdSince = date
-        }
-        if let text = query["q"].map(String.init), !text.isEmpty {
-            guard text.count <= 200, !text.unicodeScalars.contains("\u{0}") else {
-                throw APIError.badRequest("q must be at most 200 characters, without NUL", field: "q")
-            }
-            filter.text = text
-        }
+        var filter = try Self.mediaFilter(
+            tenant: principal.tenant, states: query["state"].map(String.init), priorities: query["priority"].map(String.init),
+            since: query["since"].map(String.init), text: query["q"].map(String.init))
         filter.limit = try Self.integer(query["limit"].map(String.init), field: "limit", in: 1...200) ?? 50
         if let cursor = query["cursor"].map(String.init) {
             guard let before = Int64(cursor), before > 0 else {
@@ -257,6 +229,44 @@ extension APIServer {
         let media = try await store.list(filter)
         let next = media.count == filter.limit ? media.last.map { String($0.mediaID) } : nil
         return try APIJSON.response(MediaPage(media: media, nextCursor: next))
+    }
+
+    /// A media list's filter from its query (the API's `GET /v1/media` and the web view's list):
+    /// states and priorities comma-separated, `since` as `SinceParser` reads it, text in the title
+    /// or source. An empty text is no filter.
+    static func mediaFilter(tenant: String, states: String?, priorities: String?, since: String?, text: String?) throws -> AdminStore.MediaFilter {
+        var filter = AdminStore.MediaFilter(tenant: tenant)
+        if let states {
+            filter.states = try states.split(separator: ",").map { name in
+                guard let state = MediaState(rawValue: String(name)) else {
+                    throw APIError.badRequest(
+                        "state must be one or more of \(MediaState.allCases.map(\.rawValue).joined(separator: ", ")), comma-separated, not \(name)",
+                        field: "state")
+                }
+                return state
+            }
+        }
+        if let priorities {
+            filter.priorities = try priorities.split(separator: ",").map { name in
+                guard let priority = JobPriority(name: String(name)) else {
+                    throw APIError.badRequest("priority must be high, medium or low (comma-separated), not \(name)", field: "priority")
+                }
+                return priority
+            }
+        }
+        if let since {
+            guard let date = SinceParser.parse(since) else {
+                throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
+            }
+            filter.createdSince = date
+        }
+        if let text, !text.isEmpty {
+            guard text.count <= 200, !text.unicodeScalars.contains("\u{0}") else {
+                throw APIError.badRequest("q must be at most 200 characters, without NUL", field: "q")
+            }
+            filter.text = text
+        }
+        return filter
     }
 
     func showMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -277,20 +287,28 @@ extension APIServer {
         let principal = try context.require(.read)
         let id = try mediaID(context)
         let query = request.uri.queryParameters
-        let formatName = query["format"].map(String.init) ?? "json"
+        let export = try await exportTranscript(
+            id, tenant: principal.tenant, format: query["format"].map(String.init) ?? "json", chapter: query["chapter"].map(String.init))
+        let name = export.name + "." + (export.format == .podcast ? "json" : export.format.rawValue)
+        return Response(
+            status: .ok,
+            headers: [.contentType: Self.contentType(of: export.format), .contentDisposition: "inline; filename=\"\(name)\""],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: export.text)))
+    }
+
+    /// A tenant's media rendered in an export format, whole or one chapter (1-based), with the
+    /// file name's stem (`media-3-chapter-2`): the API's transcript and the web view's downloads.
+    func exportTranscript(
+        _ id: Int64, tenant: String, format formatName: String, chapter chapterText: String?
+    ) async throws -> (text: String, format: TranscriptFormat, name: String) {
         guard let format = TranscriptFormat(rawValue: formatName) else {
             throw APIError.badRequest(
                 "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
         }
-        let chapter = try Self.integer(query["chapter"].map(String.init), field: "chapter", in: 1...100_000)
-        try await store.requireMedia(id, tenant: principal.tenant)
+        let chapter = try Self.integer(chapterText, field: "chapter", in: 1...100_000)
+        try await store.requireMedia(id, tenant: tenant)
         let transcript = try await store.transcript(mediaID: id, chapter: chapter)
-        let text = try format.render(transcript)
-        let name = "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? "") + "." + (format == .podcast ? "json" : format.rawValue)
-        return Response(
-            status: .ok,
-            headers: [.contentType: Self.contentType(of: format), .contentDisposition: "inline; filename=\"\(name)\""],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return (try format.render(transcript), format, "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? ""))
     }
 
     static func contentType(of format: TranscriptFormat) -> String {
@@ -332,13 +350,17 @@ extension APIServer {
     /// `DELETE /v1/media/{id}`: the media, its transcript and jobs, and its uploaded file.
     func deleteMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let id = try mediaID(context)
-        let source = try await store.source(of: id, tenant: principal.tenant)
+        return try APIJSON.response(try await deleteMedia(try mediaID(context), tenant: principal.tenant))
+    }
+
+    /// Deletes a tenant's media, and its recording when it was an upload (API and web view alike).
+    func deleteMedia(_ id: Int64, tenant: String) async throws -> AdminStore.DeleteOutcome {
+        let source = try await store.source(of: id, tenant: tenant)
         let outcome = try await store.delete(mediaID: id)
         if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
             await Self.removeFile(at: source)
         }
-        return try APIJSON.response(outcome)
+        return outcome
     }
 
     // MARK: The fleet

@@ -22,7 +22,7 @@ struct MediaResource: Encodable, Sendable {
         if let name = media.errorClass {
             let failureClass = FailureClass(rawValue: name)
             failure = Failure(
-                errorClass: name, message: media.errorMessage, explanation: failureClass?.explanation ?? FailureClass.explain(name),
+                errorClass: name, message: media.errorMessage, explanation: FailureClass.explain(name),
                 remedy: (failureClass?.remedy ?? "see the message").replacingOccurrences(of: "`steno retry`", with: "POST /v1/media/\(media.mediaID)/retry"))
         }
     }

@@ -47,9 +47,7 @@ extension APIServer {
         }
         var headers: HTTPFields = [:]
         if let start {
-            let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            headers[HTTPField.Name("Server-Timing")!] = String(format: "app;dur=%.1f", milliseconds)
+            headers[HTTPField.Name("Server-Timing")!] = String(format: "app;dur=%.1f", (ContinuousClock.now - start).seconds * 1000)
         }
         return WebPages.html(html, status: status, headers: headers)
     }

@@ -145,11 +145,7 @@ extension APIServer {
             _ = try await store.retry(mediaID: id)
             return WebPages.redirect(to: "/media/\(id)?did=retried")
         case "delete":
-            let source = try await store.source(of: id, tenant: principal.tenant)
-            _ = try await store.delete(mediaID: id)
-            if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
-                await Self.removeFile(at: source)
-            }
+            _ = try await deleteMedia(id, tenant: principal.tenant)
             context.logger.info("media deleted in the web view", metadata: ["media.id": "\(id)"])
             return WebPages.redirect(to: "/media?did=deleted")
         case "focus":

@@ -55,19 +55,11 @@ extension APIServer {
         let principal = try context.require(.read)
         let id = try mediaID(context)
         let query = WebPages.query(request)
-        let formatName = query["format"] ?? "txt"
-        guard let format = TranscriptFormat(rawValue: formatName) else {
-            throw APIError.badRequest(
-                "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
-        }
-        let chapter = try Self.integer(query["chapter"], field: "chapter", in: 1...100_000)
-        try await store.requireMedia(id, tenant: principal.tenant)
-        let transcript = try await store.transcript(mediaID: id, chapter: chapter)
-        let text = try format.render(transcript)
-        let name = "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? "") + (format == .podcast ? ".podcast.json" : "." + format.rawValue)
+        let export = try await exportTranscript(id, tenant: principal.tenant, format: query["format"] ?? "txt", chapter: query["chapter"])
+        let name = export.name + (export.format == .podcast ? ".podcast.json" : "." + export.format.rawValue)
         return Response(
             status: .ok,
-            headers: [.contentType: Self.contentType(of: format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            headers: [.contentType: Self.contentType(of: export.format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: export.text)))
     }
 }

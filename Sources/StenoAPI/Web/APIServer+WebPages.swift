@@ -24,33 +24,12 @@ extension APIServer {
         let principal = try context.require(.read)
         let start = ContinuousClock.now
         let query = WebPages.query(request)
-        var filter = AdminStore.MediaFilter(tenant: principal.tenant)
+        // A form's empty choice ("any state") is no filter.
         let state = query["state"].flatMap { $0.isEmpty ? nil : $0 }
-        if let state {
-            guard let parsed = MediaState(rawValue: state) else {
-                throw APIError.badRequest("state must be one of \(MediaState.allCases.map(\.rawValue).joined(separator: ", ")), not \(state)", field: "state")
-            }
-            filter.states = [parsed]
-        }
         let priority = query["priority"].flatMap { $0.isEmpty ? nil : $0 }
-        if let priority {
-            guard let parsed = JobPriority(name: priority) else {
-                throw APIError.badRequest("priority must be high, medium or low, not \(priority)", field: "priority")
-            }
-            filter.priorities = [parsed]
-        }
         let since = query["since"].flatMap { $0.isEmpty ? nil : $0 }
-        if let since {
-            guard let date = SinceParser.parse(since) else { throw APIError.badRequest("since must be \(SinceParser.help)", field: "since") }
-            filter.createdSince = date
-        }
         let text = query["q"].flatMap { $0.isEmpty ? nil : $0 }
-        if let text {
-            guard text.count <= 200, !text.unicodeScalars.contains("\u{0}") else {
-                throw APIError.badRequest("the title search must be at most 200 characters", field: "q")
-            }
-            filter.text = text
-        }
+        var filter = try Self.mediaFilter(tenant: principal.tenant, states: state, priorities: priority, since: since, text: text)
         filter.limit = 50
         if let cursor = query["cursor"] {
             guard let before = Int64(cursor), before > 0 else { throw APIError.badRequest("cursor must come from an Older link", field: "cursor") }
@@ -110,8 +89,7 @@ extension APIServer {
             time = value
         }
         let transcript = try await store.transcriptPage(mediaID: id, tenant: principal.tenant, chapter: chapter, from: from, time: time)
-        let source = try await store.source(of: id, tenant: principal.tenant)
-        let audioProblem = await Self.playableFile(source).problem
+        let audioProblem = await Self.playableFile(transcript.source).problem
         let view = ReaderView(
             transcript, time: time, audioProblem: audioProblem,
             chrome: WebChrome(principal: principal, session: context.webSession, section: .media))

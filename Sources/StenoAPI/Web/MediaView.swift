@@ -105,7 +105,7 @@ struct MediaView: Sendable {
         failure = progress.errorClass.map { name in
             let failureClass = FailureClass(rawValue: name)
             return Failure(
-                errorClass: name, explanation: failureClass?.explanation ?? FailureClass.explain(name),
+                errorClass: name, explanation: FailureClass.explain(name),
                 remedy: WebPages.hint(failureClass?.remedy ?? "see the message"),
                 message: progress.errorMessage.map { SecretRedactor().redact($0) })
         }

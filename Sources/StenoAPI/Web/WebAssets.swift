@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import Mustache
@@ -41,7 +42,7 @@ struct WebAssets: Sendable {
             guard let data = FileManager.default.contents(atPath: staticDirectory.appendingPathComponent(name).path) else { continue }
             files[name] = StaticFile(
                 bytes: ByteBuffer(bytes: data), contentType: Self.contentType(of: name),
-                etag: "\"\(String(UInt64(bitPattern: Int64(data.count)), radix: 36))-\(String(UInt(bitPattern: Self.checksum(data)), radix: 36))\"")
+                etag: Self.etag(of: data))
         }
         if files.isEmpty, problem == nil { problem = "the web view's static files are missing from \(staticDirectory.path)" }
         self.init(library: library, files: files, problem: problem)
@@ -53,15 +54,9 @@ struct WebAssets: Sendable {
         self.problem = problem
     }
 
-    /// A stable checksum (FNV-1a): `Hasher` is seeded per process, and an ETag must not change
-    /// between the servers of one deployment.
-    private static func checksum(_ data: Data) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return Int(truncatingIfNeeded: hash)
+    /// The file's SHA-256, shortened: the same on every server of a deployment, unlike `Hasher`.
+    private static func etag(of data: Data) -> String {
+        "\"" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     static func contentType(of name: String) -> String {

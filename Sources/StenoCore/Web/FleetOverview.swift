@@ -34,7 +34,7 @@ public struct FleetOverview: Sendable, Equatable {
             self.newestMediaID = newestMediaID
         }
 
-        public var explanation: String { FailureClass(rawValue: errorClass)?.explanation ?? FailureClass.explain(errorClass) }
+        public var explanation: String { FailureClass.explain(errorClass) }
         public var remedy: String? { FailureClass(rawValue: errorClass)?.remedy }
     }
 

@@ -49,6 +49,8 @@ public struct TranscriptPage: Sendable, Equatable {
     }
 
     public var mediaID: Int64
+    /// The recording's path (or URL, credentials masked): the reader plays it when the server can.
+    public var source: String
     public var title: String?
     public var language: String?
     public var durationSeconds: Double?
@@ -61,10 +63,11 @@ public struct TranscriptPage: Sendable, Equatable {
     public var hasLater: Bool
 
     public init(
-        mediaID: Int64, title: String?, language: String?, durationSeconds: Double?, chapters: [ChapterEntry], chapter: Int, segments: [Segment],
+        mediaID: Int64, source: String, title: String?, language: String?, durationSeconds: Double?, chapters: [ChapterEntry], chapter: Int, segments: [Segment],
         hasEarlier: Bool, hasLater: Bool
     ) {
         self.mediaID = mediaID
+        self.source = source
         self.title = title
         self.language = language
         self.durationSeconds = durationSeconds

@@ -9,7 +9,7 @@ extension AdminStore {
     /// `TranscriptPage.windowSize` segments are read, whatever the chapter's length.
     public func transcriptPage(mediaID: Int64, tenant: String, chapter: Int?, from: Int?, time: Double?) async throws -> TranscriptPage {
         let media = try await client.query(
-            "SELECT id, title, language, duration_seconds FROM media WHERE id = \(mediaID) AND tenant = \(tenant)"
+            "SELECT id, source, title, language, duration_seconds FROM media WHERE id = \(mediaID) AND tenant = \(tenant)"
         ).first
         guard let media else { throw Self.noSuchMedia(mediaID) }
         let chapterRows = try await client.query(
@@ -36,7 +36,7 @@ extension AdminStore {
             number = chapters.first?.number ?? 1
         }
         var page = TranscriptPage(
-            mediaID: mediaID, title: try media.decode("title"), language: try media.decode("language"),
+            mediaID: mediaID, source: SecretRedactor.redactURLCredentials(in: try media.decode("source")), title: try media.decode("title"), language: try media.decode("language"),
             durationSeconds: try media.decode("duration_seconds"), chapters: chapters, chapter: number, segments: [], hasEarlier: false,
             hasLater: false)
         guard let chapterID = ids[number] else { return page }

@@ -16,12 +16,11 @@ public struct SessionStore: Sendable {
     /// that the table holds the live ones and those of the last sign-in at most.
     public func create(keyID: Int64, lifetime: Duration) async throws -> WebSessionToken {
         let token = WebSessionToken.generate()
-        let seconds = Double(lifetime.components.seconds)
         try await client.query("DELETE FROM web_sessions WHERE expires_at < now()")
         try await client.query(
             """
             INSERT INTO web_sessions (token_hash, key_id, expires_at)
-            VALUES (decode(\(Self.hashHex(token)), 'hex'), \(keyID), now() + make_interval(secs => \(seconds)::float8))
+            VALUES (decode(\(Self.hashHex(token)), 'hex'), \(keyID), now() + make_interval(secs => \(lifetime.seconds)::float8))
             """)
         return token
     }
