@@ -25,17 +25,17 @@ public struct ChunkJobHandler: JobHandler {
     let metrics: WorkerMetrics
     let sourceTimeout: Duration
     let answerWriteWindow: Duration
-    let outages: KnownOutages
+    let availability: BackendAvailability
     /// Requests in flight towards the backend, narrowed when they time out (AIMD).
     let requests: AdaptiveLimiter
 
     init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, speedup: Double = 1,
         format: ChunkFormat,
-        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, outages: KnownOutages, requests: AdaptiveLimiter,
+        transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
     ) {
-        self.outages = outages
+        self.availability = availability
         self.requests = requests
         self.answerWriteWindow = answerWriteWindow
         self.metrics = metrics
@@ -118,9 +118,8 @@ public struct ChunkJobHandler: JobHandler {
             try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
         }
         metrics.recordTranscription(latency: result.latency, audioSeconds: chunk.end - chunk.start)
-        if outages.outage(of: result.backend) != nil {
+        if availability.answered(result.backend) {
             // The probe (or a job that was already running) got an answer: the fleet resumes.
-            outages.forget(result.backend)
             if let since = try await store.endOutage(backend: result.backend) {
                 context.logger.notice("the backend answers again; chunk jobs resume", metadata: [
                     "backend": "\(result.backend)", "down_for_seconds": "\(Int(Date().timeIntervalSince(since)))",

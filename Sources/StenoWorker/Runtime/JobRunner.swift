@@ -11,11 +11,9 @@ struct JobRunner: Sendable {
     let store: WorkStore
     let configuration: WorkerConfiguration
     let inFlight: InFlightJobs
-    let pause: BackendPause
-    let outages: KnownOutages
-    /// Whether a backend outage pauses chunk jobs: only without a fallback, which otherwise
-    /// takes the chunks the primary cannot answer.
-    let outagesPause: Bool
+    /// Pauses and outages the failures find; it also says whether outages pause chunk jobs
+    /// (only without a fallback, which otherwise takes the chunks the primary cannot answer).
+    let availability: BackendAvailability
     /// The chunk uploads' AIMD window: a timeout with the window already at one request is an outage.
     let requests: AdaptiveLimiter
     let metrics: WorkerMetrics
@@ -72,7 +70,7 @@ struct JobRunner: Sendable {
             metrics.recordFailure(failure.failureClass)
             let action = FailureAction.decide(
                 failure.failureClass, attempt: job.attempt, kind: job.kind, backendDown: failure.backendDown,
-                backendSlow: failure.backendSlow, requestWindow: requests.limit, outagesPause: outagesPause,
+                backendSlow: failure.backendSlow, requestWindow: requests.limit, outagesPause: availability.outagesPause,
                 retryAfter: failure.retryAt.map { Duration.seconds(max(0.0, $0.timeIntervalSinceNow)) }, backoff: configuration.retryBackoff,
                 configurationPause: configuration.configurationPause)
             switch action {
@@ -81,7 +79,7 @@ struct JobRunner: Sendable {
             case .retry(let delay):
                 try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
             case .pauseBackend(let pauseFor):
-                pause.pause(failure.backend ?? "primary", until: Date().addingTimeInterval(pauseFor.seconds))
+                availability.pause(failure.backend ?? "primary", until: Date().addingTimeInterval(pauseFor.seconds))
                 logger.error("the backend rejected the configuration; not claiming chunk jobs for a while", metadata: [
                     "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(pauseFor.seconds)",
                     "error": "\(failure.message)",
@@ -107,7 +105,7 @@ struct JobRunner: Sendable {
     private func postpone(_ job: Job, lease: JobLease, failure: JobFailure, logger: Logger) async throws {
         let backend = failure.backend ?? "primary"
         let outage = try await store.recordOutage(backend: backend, reason: failure.message, probe: configuration.outageProbe)
-        outages.learn(outage)
+        availability.learn(outage)
         if try await !store.end([lease], as: .postponed(until: outage.probeAt, failure.storeFailure)).isEmpty {
             metrics.recordJob(job.kind, outcome: .postponed)
         }

@@ -1,0 +1,33 @@
+import ServiceLifecycle
+import StenoCore
+import Synchronization
+
+/// What the worker's services tell each other. Each loop waits on its own wake; the heartbeat is
+/// the only poll, and notifications, finished jobs and due work wake the loop that acts on them.
+final class WorkerSignals: Sendable {
+    /// The claimer: a `NOTIFY steno_jobs`, a finished job, jobs falling due, shutdown.
+    let claim = Wakeup()
+    /// The lease keeper's heartbeat: a cancel addressed to this worker.
+    let heartbeat = Wakeup()
+    /// The lease keeper's rescue: a heartbeat saw leases expired or owners dead.
+    let rescue = Wakeup()
+    /// Webhook delivery: a media finished, or a notice fell due.
+    let notices = Wakeup()
+    /// Open once the worker is registered and holds its liveness lock: nothing is claimed and
+    /// no heartbeat is sent before, so a job is never held by a worker the fleet cannot see.
+    let present = Latch()
+    private let draining = Atomic<Bool>(false)
+
+    /// Waits for `present`; false if shutdown or cancellation came first.
+    func awaitPresence() async -> Bool {
+        (try? await cancelWhenGracefulShutdown { await self.present.wait() }) ?? false
+    }
+
+    /// Shutdown began: claim nothing more and say so in the heartbeat.
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    func beginDraining() {
+        draining.store(true, ordering: .releasing)
+        claim.wake()
+    }
+}
