@@ -10,6 +10,14 @@ extension WorkStore {
         public var since: Date
         public var probeAt: Date
         public var failures: Int
+
+        public init(backend: String, reason: String, since: Date, probeAt: Date, failures: Int) {
+            self.backend = backend
+            self.reason = reason
+            self.since = since
+            self.probeAt = probeAt
+            self.failures = failures
+        }
     }
 
     /// Records that `backend` is down; returns the outage with the time of its next probe. A new
