@@ -21,7 +21,7 @@ struct StoredTranscriptionTests {
             ])
         let result = TranscriptionResult(
             transcription: transcription, backend: "primary", model: "tiny.en", requests: 1, latency: .seconds(1), estimatedCost: nil)
-        let stored = ChunkJobHandler.stored(result, chunk: 100...120, encodedBytes: 10)
+        let stored = ChunkJobHandler.stored(result, chunk: Range(storedSeconds: 100, 120), encodedBytes: 10)
         #expect(stored.segments.map(\.start) == [100.5, 120])
         #expect(stored.segments.map(\.end) == [104, 120])
         #expect(stored.words.map(\.start) == [100, 120, 120, 120])

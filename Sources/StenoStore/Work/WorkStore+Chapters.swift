@@ -8,8 +8,8 @@ extension WorkStore {
         public var id: Int64
         public var mediaID: Int64
         public var index: Int
-        public var start: Double
-        public var end: Double
+        /// Where it lies on the media's clock.
+        public var span: Range<MediaTime>
         public var state: ChapterState
         public var mediaState: MediaState
         public var mediaPriority: JobPriority
@@ -30,7 +30,7 @@ extension WorkStore {
         ).first else { return nil }
         return ChapterRecord(
             id: try row.decode("id"), mediaID: try row.decode("media_id"), index: try row.decode("index"),
-            start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), state: try row.decode("state"),
+            span: Range(storedSeconds: try row.decode("start_seconds"), try row.decode("end_seconds")), state: try row.decode("state"),
             mediaState: try row.decode("media_state"), mediaPriority: try row.decode("media_priority"),
             source: try row.decode("source"))
     }

@@ -9,8 +9,8 @@ extension WorkStore {
         public var mediaID: Int64
         public var chapterID: Int64
         public var index: Int
-        public var start: Double
-        public var end: Double
+        /// Where it lies on the media's clock.
+        public var span: Range<MediaTime>
         public var state: ChunkState
         public var chapterState: ChapterState
         public var mediaState: MediaState
@@ -69,7 +69,7 @@ extension WorkStore {
         ).first else { return nil }
         return ChunkRecord(
             id: try row.decode("id"), mediaID: try row.decode("media_id"), chapterID: try row.decode("chapter_id"),
-            index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
+            index: try row.decode("index"), span: Range(storedSeconds: try row.decode("start_seconds"), try row.decode("end_seconds")),
             state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
             mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
             model: try row.decode("model"), prompt: try row.decode("prompt"),

@@ -31,7 +31,7 @@ public struct ChapterJobHandler: JobHandler {
         guard let chapter = try await store.chapter(chapterID) else { return .cancelled(reason: "the chapter was deleted") }
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
         try await store.markPlanning(chapterID)
-        let range = MediaTime(storedSeconds: chapter.start)..<MediaTime(storedSeconds: chapter.end)
+        let range = chapter.span
         let file = MediaFile(MediaLocation(chapter.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let (energy, speech) = try await extraction.run { try await file.speechAnalysis(range, voice: voice) }
         try context.checkCancellation()

@@ -22,7 +22,7 @@ public struct MergeJobHandler: JobHandler {
         let flagged = transcripts.flatMap(\.flagged).map {
             MergedSentence(start: $0.start, end: max($0.start, $0.end), text: $0.text, words: [], flag: $0.reason)
         }
-        let sentences = (merger.merge(transcripts, chapter: chapter.start...chapter.end) + flagged)
+        let sentences = (merger.merge(transcripts, chapter: chapter.span.seconds) + flagged)
             .sorted { ($0.start, $0.flag == nil ? 0 : 1) < ($1.start, $1.flag == nil ? 0 : 1) }
         let finished = try await store.storeMerge(context.lease, chapter: chapter, sentences: sentences)
         context.logger.info("merged chapter", metadata: [
