@@ -232,6 +232,11 @@ let package = Package(
             dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
+        // The worker's pure decisions: no database, no process, no model; `swift test --filter StenoWorkerUnitTests`.
+        .testTarget(
+            name: "StenoWorkerUnitTests",
+            dependencies: ["StenoWorker", "StenoStore", "StenoTranscription", "StenoCore"]
+        ),
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [

@@ -32,7 +32,7 @@ extension Steno {
             try await CLIFailure.reporting {
                 let directory = try Migration.locateDirectory(explicit: migrations)
                 let runner = MigrationRunner(migrations: try Migration.load(from: directory), logger: Logger(label: "steno.migrate"))
-                let connection = try await PostgresConnection.connect(configuration: try database.configuration())
+                let connection = try await PostgresConnection.connect(configuration: try database.configuration().direct)
                 do {
                     if status {
                         try printStatus(try await runner.status(on: connection))

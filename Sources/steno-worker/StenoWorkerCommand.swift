@@ -76,6 +76,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
+    @Option(help: "Pooled database connections at any concurrency (STENO_WORKER_DATABASE_CONNECTIONS, default 2), besides one for LISTEN.")
+    var databaseConnections: Int?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         StenoLogging.bootstrap(environment: environment)
@@ -167,7 +170,12 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
         // minute for it by default, not the CLI's 10 s.
         let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: PostgresConfiguration.workerWait)
-        let client = PostgresClient(configuration: database, maxConnections: min(16, settings.concurrency + 3), logger: logger)
+        if let value = try checked(databaseConnections, "--database-connections", WorkerConfiguration.databaseConnectionsRange)
+            ?? integer(environment, "STENO_WORKER_DATABASE_CONNECTIONS", in: WorkerConfiguration.databaseConnectionsRange)
+        {
+            settings.databaseConnections = value
+        }
+        let client = PostgresClient(configuration: database, maxConnections: settings.databaseConnections, logger: logger)
         let metrics = WorkerMetrics()
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, gate: gate, logger: logger)

@@ -35,6 +35,7 @@ struct ReadmeDefaultsTests {
         let expected: [(String, String)] = [
             ("STENO_WORKER_CONCURRENCY", "\(worker.concurrency)"),
             ("STENO_WORKER_EXTRACTION_SLOTS", "cores"),
+            ("STENO_WORKER_DATABASE_CONNECTIONS", "\(worker.databaseConnections)"),
             ("STENO_WORKER_LEASE_SECONDS", Self.seconds(worker.lease)),
             ("STENO_CHUNK_SECONDS", "\(Int(worker.planner.targetDuration.seconds))"),
             ("STENO_WORKER_GRACE_SECONDS", Self.seconds(worker.gracePeriod)),

@@ -14,14 +14,24 @@ public struct PostgresConfiguration: Sendable {
     public var connectTimeout: Duration
     /// How long a broken or missing connection is retried, with backoff, before a call fails.
     public var reconnectWindow: Duration
+    /// Where sessions that must stay one session go (LISTEN, the worker's liveness lock, the
+    /// migrations' lock) when `connectionString` is a pooler in transaction mode, such as
+    /// PgBouncer (`STENO_DATABASE_DIRECT_URL`). Nil: the same place as statements.
+    public var directConnectionString: String?
+    /// Whether statements are prepared by name once per session. Off behind a pooler in
+    /// transaction mode, which gives each transaction whichever server session is free.
+    public var preparesStatements: Bool
 
     public init(
         connectionString: String = "",
         password: String? = nil,
         applicationName: String = "steno",
         connectTimeout: Duration = .seconds(10),
-        reconnectWindow: Duration = .seconds(30)
+        reconnectWindow: Duration = .seconds(30),
+        directConnectionString: String? = nil
     ) {
+        self.directConnectionString = directConnectionString
+        self.preparesStatements = directConnectionString == nil
         self.connectionString = connectionString
         self.password = password
         self.applicationName = applicationName
@@ -38,8 +48,20 @@ public struct PostgresConfiguration: Sendable {
     /// A person at the CLI wants an answer soon.
     public static let cliWait = Duration.seconds(10)
 
-    /// Reads `STENO_DATABASE_URL`, `STENO_DATABASE_PASSWORD` or `STENO_DATABASE_PASSWORD_FILE`,
-    /// and `STENO_DATABASE_WAIT_SECONDS` (else `defaultWait`).
+    /// The variable that names the direct server behind a pooler in transaction mode.
+    public static let directURLVariable = "STENO_DATABASE_DIRECT_URL"
+
+    /// The configuration for a session that must stay one session: LISTEN and session locks.
+    public var direct: PostgresConfiguration {
+        var direct = self
+        direct.connectionString = directConnectionString ?? connectionString
+        direct.directConnectionString = nil
+        direct.preparesStatements = true
+        return direct
+    }
+
+    /// Reads `STENO_DATABASE_URL`, `STENO_DATABASE_DIRECT_URL`, `STENO_DATABASE_PASSWORD` or
+    /// `STENO_DATABASE_PASSWORD_FILE`, and `STENO_DATABASE_WAIT_SECONDS` (else `defaultWait`).
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         applicationName: String = "steno",
@@ -48,7 +70,8 @@ public struct PostgresConfiguration: Sendable {
         var configuration = PostgresConfiguration(
             connectionString: environment["STENO_DATABASE_URL"] ?? "",
             applicationName: applicationName,
-            reconnectWindow: defaultWait)
+            reconnectWindow: defaultWait,
+            directConnectionString: environment[directURLVariable].flatMap { $0.isEmpty ? nil : $0 })
         if let text = environment[waitVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             guard let seconds = Int(text), waitRange.contains(seconds) else {
                 throw PostgresError(
@@ -94,7 +117,8 @@ public struct PostgresConfiguration: Sendable {
     /// `text` with the connection string's password, and the separate password, masked: libpq
     /// quotes a connection string it cannot parse whole in its error message.
     public func redacting(_ text: String) -> String {
-        SecretRedactor(secrets: [password, ConnectionStringRedaction.password(in: connectionString)].compactMap { $0 }).redact(text)
+        let secrets = [password, ConnectionStringRedaction.password(in: connectionString), directConnectionString.flatMap(ConnectionStringRedaction.password(in:))]
+        return SecretRedactor(secrets: secrets.compactMap { $0 }).redact(text)
     }
 
     static func readSecret(path: String, variable: String) throws(PostgresError) -> String {

@@ -255,7 +255,7 @@ public final class PostgresConnection: @unchecked Sendable {
         while true {
             attempt += 1
             do throws(PostgresError) {
-                let handle = try LibPQConnectionHandle(parameters: configuration.libpqParameters)
+                let handle = try LibPQConnectionHandle(parameters: configuration.libpqParameters, prepares: configuration.preparesStatements)
                 // Timestamps are read and written in UTC, ISO format, whatever the server's defaults.
                 try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'")
                 self.handle = handle

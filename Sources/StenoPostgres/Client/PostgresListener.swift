@@ -43,7 +43,8 @@ public final class PostgresListener: Sendable {
         }
         self.channels = channels
         self.sessionLock = sessionLock
-        self.connection = PostgresConnection(configuration: configuration, logger: logger)
+        // A session of its own, never through a pooler in transaction mode: it must keep its LISTEN and its lock.
+        self.connection = PostgresConnection(configuration: configuration.direct, logger: logger)
         self.logger = logger
     }
 

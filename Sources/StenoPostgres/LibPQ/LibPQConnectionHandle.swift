@@ -15,6 +15,9 @@ final class LibPQConnectionHandle {
     /// Beyond this many, statements run unprepared: a caller building texts on the fly must not
     /// fill the server's memory with plans.
     static let preparedLimit = 256
+    /// Whether statements are prepared by name: not behind a pooler in transaction mode, where
+    /// the next transaction may run on a server session that never saw the name.
+    private let prepares: Bool
     /// Cancels this session's statement in flight from another thread.
     private let canceller: LibPQCancelHandle?
     /// The calling task's signal for the call in progress: cancelling it cancels the statement
@@ -41,7 +44,8 @@ final class LibPQConnectionHandle {
     }
 
     /// Connects (blocking) with `PQconnectdbParams`, expanding `dbname` as a URL or keyword string.
-    init(parameters: [(keyword: String, value: String)]) throws(PostgresError) {
+    init(parameters: [(keyword: String, value: String)], prepares: Bool = true) throws(PostgresError) {
+        self.prepares = prepares
         let keywords = parameters.map { strdup($0.keyword) }
         let values = parameters.map { strdup($0.value) }
         defer {
@@ -171,7 +175,7 @@ final class LibPQConnectionHandle {
 
     private func preparedName(of statement: String, parameterCount: Int) throws(PostgresError) -> String? {
         if let name = preparedNames[statement] { return name }
-        guard preparedNames.count < Self.preparedLimit else { return nil }
+        guard prepares, preparedNames.count < Self.preparedLimit else { return nil }
         preparedCount += 1
         let name = "steno_\(preparedCount)"
         _ = try exchange(statement) { PQsendPrepare(pointer, name, statement, Int32(parameterCount), nil) }

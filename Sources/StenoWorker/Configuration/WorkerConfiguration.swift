@@ -11,6 +11,11 @@ public struct WorkerConfiguration: Sendable {
     public var concurrency: Int
     /// Decodes, energy profiles and encodes at once: they keep a core busy each.
     public var extractionSlots: Int
+    /// Pooled database connections, whatever the concurrency; one more session holds LISTEN and
+    /// the liveness lock. A job spends nearly all its time on the backend, not the database: two
+    /// kept the fleet bench's throughput with 16 jobs a worker (bench/fleet/connections).
+    public var databaseConnections = 2
+    public static let databaseConnectionsRange = 1...64
     /// How long a claim or a heartbeat holds a job; a worker silent this long loses its jobs.
     public var lease: Duration
     /// How long a worker whose process lives but sends no heartbeat keeps its jobs (`--hang-seconds`).
