@@ -212,7 +212,13 @@ let package = Package(
             dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StenoTestSupport"
         ),
+        // Pure tests: no database, no process, no network; `swift test --filter 'StenoCoreTests|StenoUnitTests'`
+        // runs them without STENO_TEST_DATABASE_URL. StenoUnitTests holds those of the modules above StenoCore.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
+        .testTarget(
+            name: "StenoUnitTests",
+            dependencies: ["StenoCLI", "StenoAPI", "StenoASR", "StenoPostgres", "StenoTranscription", "StenoCore", "StenoTestSupport"]
+        ),
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoTestSupport"]),
