@@ -197,16 +197,6 @@ let package = Package(
             ]
         ),
 
-        // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
-        .executableTarget(
-            name: "steno-bench",
-            dependencies: [
-                "StenoMedia", "StenoStore", "StenoPostgres", "StenoVoice", "StenoCore",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "bench/Sources/steno-bench"
-        ),
-
         .target(
             name: "StenoTestSupport",
             dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")],
