@@ -43,6 +43,12 @@ struct SettingValueTests {
             == #"--timeout must be a number of seconds from 0.001 to 31536000, not "-1": give it one, or leave it out"#)
     }
 
+    @Test("an argument's wording: to give one")
+    func argumentWording() {
+        #expect(wording { () throws(SettingProblem) in try SettingValue.integer("many", name: "the rounds argument", in: 1...1000) }
+            == #"the rounds argument must be a whole number from 1 to 1000, not "many": give one"#)
+    }
+
     @Test("overflowing, infinite, not-a-number, fractional and empty values are refused, never trapped on",
           arguments: ["1e308", "inf", "-inf", "nan", "99999999999999999999", "-1", "1.5", "", " ", "ten", "0x10", "5 s"])
     func refused(text: String) {

@@ -21,8 +21,14 @@ public struct SettingProblem: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var isFlag: Bool { name.hasPrefix("-") }
 
+    /// `STENO_API_PORT`: upper case with an underscore. Any other name that is not a flag is an
+    /// argument ("the rounds argument"), which has no default to fall back to.
+    public var isVariable: Bool {
+        name.contains("_") && name.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
     public var description: String {
-        let remedy = isFlag ? "give it one, or leave it out" : "set it to one, or unset it"
+        let remedy = isFlag ? "give it one, or leave it out" : isVariable ? "set it to one, or unset it" : "give one"
         return "\(name) must be \(accepted), not \(shownValue): \(remedy)"
     }
 

@@ -6,8 +6,8 @@ import Foundation
 ///     STENO_API_PORT must be a whole number from 0 to 65535, not "80a": set it to one, or unset it
 ///     --limit must be a whole number from 1 to 1000, not "0": give it one, or leave it out
 ///
-/// A `name` that starts with `-` is a flag, any other an environment variable; the remedy
-/// follows from which.
+/// A `name` that starts with `-` is a flag, an upper-case one with an underscore a variable, any
+/// other an argument ("the rounds argument"); the remedy follows from which.
 public enum SettingValue {
     /// A whole number within `range`; `name` is the flag or variable the text came from.
     /// `unit` names what it counts ("seconds"), when it counts something.
