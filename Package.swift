@@ -197,22 +197,21 @@ let package = Package(
             ]
         ),
 
-        // Release-mode benchmark: chunk extraction against the ffmpeg command line; see bench/README.md.
-        .executableTarget(
-            name: "steno-bench",
-            dependencies: [
-                "StenoMedia", "StenoStore", "StenoPostgres", "StenoVoice", "StenoCore",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "bench/Sources/steno-bench"
-        ),
-
         .target(
             name: "StenoTestSupport",
             dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StenoTestSupport"
         ),
+        // Pure tests: no database, no process, no network; `swift test --filter 'StenoCoreTests|StenoUnitTests'`
+        // runs them without STENO_TEST_DATABASE_URL. StenoUnitTests holds those of the modules above StenoCore.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
+        .testTarget(
+            name: "StenoUnitTests",
+            dependencies: [
+                "StenoCLI", "StenoAPI", "StenoASR", "StenoWorker", "StenoStore", "StenoPostgres", "StenoTranscription", "StenoCore",
+                "StenoTestSupport",
+            ]
+        ),
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport"]),
         .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoTestSupport"]),
@@ -231,11 +230,6 @@ let package = Package(
             name: "StenoAPITests",
             dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
-        ),
-        // The worker's pure decisions: no database, no process, no model; `swift test --filter StenoWorkerUnitTests`.
-        .testTarget(
-            name: "StenoWorkerUnitTests",
-            dependencies: ["StenoWorker", "StenoStore", "StenoTranscription", "StenoCore"]
         ),
         .testTarget(
             name: "StenoWorkerTests",

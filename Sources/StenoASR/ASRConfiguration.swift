@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// How `steno-asr` listens and recognises; from flags, or `STENO_ASR_*` variables.
 public struct ASRConfiguration: Sendable {
@@ -38,13 +39,15 @@ public struct ASRConfiguration: Sendable {
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(ASRConfigurationError) -> ASRConfiguration {
         var configuration = ASRConfiguration()
         if let host = environment["STENO_ASR_HOST"], !host.isEmpty { configuration.host = host }
-        if let port = try integer("STENO_ASR_PORT", environment, in: 0...65535) { configuration.port = port }
-        if let recognizers = try integer("STENO_ASR_RECOGNIZERS", environment, in: 1...256) {
-            configuration.recognizers = recognizers
-            configuration.queueLength = recognizers * 4
+        do {
+            try configuration.apply(
+                port: SettingText.from(variable: "STENO_ASR_PORT", in: environment),
+                recognizers: SettingText.from(variable: "STENO_ASR_RECOGNIZERS", in: environment),
+                queue: SettingText.from(variable: "STENO_ASR_QUEUE", in: environment),
+                maxUploadMegabytes: SettingText.from(variable: "STENO_ASR_MAX_UPLOAD_MB", in: environment))
+        } catch {
+            throw ASRConfigurationError(error.description)
         }
-        if let queue = try integer("STENO_ASR_QUEUE", environment, in: 0...100_000) { configuration.queueLength = queue }
-        if let megabytes = try integer("STENO_ASR_MAX_UPLOAD_MB", environment, in: 1...4096) { configuration.maxUploadBytes = megabytes * 1024 * 1024 }
         if let directory = environment["STENO_ASR_MODEL_DIR"], !directory.isEmpty { configuration.modelDirectory = directory }
         if let path = environment["STENO_ASR_API_KEY_FILE"], !path.isEmpty {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -57,13 +60,24 @@ public struct ASRConfiguration: Sendable {
         return configuration
     }
 
-    private static func integer(_ name: String, _ environment: [String: String], in range: ClosedRange<Int>) throws(ASRConfigurationError) -> Int? {
-        guard let text = environment[name], !text.isEmpty else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw ASRConfigurationError("\(name)=\(text) is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+    /// The numbers, from flags or variables alike, within one range each: `--recognizers` set
+    /// without `queue` also sets the queue to four per recogniser.
+    public mutating func apply(
+        port: SettingText?, recognizers: SettingText?, queue: SettingText?, maxUploadMegabytes: SettingText?
+    ) throws(SettingProblem) {
+        if let port = try SettingValue.integer(port, in: Self.portRange) { self.port = port }
+        if let recognizers = try SettingValue.integer(recognizers, in: Self.recognizerRange) {
+            self.recognizers = recognizers
+            queueLength = recognizers * 4
         }
-        return value
+        if let queue = try SettingValue.integer(queue, in: Self.queueRange) { queueLength = queue }
+        if let megabytes = try SettingValue.integer(maxUploadMegabytes, in: Self.maxUploadMegabyteRange) { maxUploadBytes = megabytes * 1024 * 1024 }
     }
+
+    public static let portRange = 0...65535
+    public static let recognizerRange = 1...256
+    public static let queueRange = 0...100_000
+    public static let maxUploadMegabyteRange = 1...4096
 }
 
 /// A setting that cannot be used; says which and why.

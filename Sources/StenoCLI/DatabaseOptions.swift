@@ -16,7 +16,7 @@ public struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds to keep retrying an unreachable database before giving up, 0-3600 (default: STENO_DATABASE_WAIT_SECONDS, else 10).",
             valueName: "seconds"))
-    public var connectWindow: Int?
+    public var connectWindow: String?
 
     public init() {}
 
@@ -25,16 +25,20 @@ public struct DatabaseOptions: ParsableArguments {
         if let databaseURL {
             configuration.connectionString = databaseURL
         }
-        if let connectWindow {
-            configuration.reconnectWindow = .seconds(connectWindow)
+        if let seconds = try connectWindowSeconds {
+            configuration.reconnectWindow = .seconds(seconds)
         }
         return configuration
     }
 
-    public func validate() throws {
-        if let connectWindow, !PostgresConfiguration.waitRange.contains(connectWindow) {
-            throw ValidationError(
-                "--connect-window must be from \(PostgresConfiguration.waitRange.lowerBound) to \(PostgresConfiguration.waitRange.upperBound) seconds, not \(connectWindow)")
+    /// The same range and wording as `STENO_DATABASE_WAIT_SECONDS`, which it overrides.
+    var connectWindowSeconds: Int? {
+        get throws {
+            try connectWindow.map { try FlagValue.integer($0, "--connect-window", in: PostgresConfiguration.waitRange, unit: "seconds") }
         }
+    }
+
+    public func validate() throws {
+        _ = try connectWindowSeconds
     }
 }

@@ -24,17 +24,20 @@ extension Steno {
         var media: Int64
 
         @Option(help: ArgumentHelp("Cancel only this chapter, numbered from 1.", valueName: "n"))
-        var chapter: Int?
+        var chapter: String?
 
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
         func validate() throws {
             try MediaIDs.validate([media])
-            if let chapter, chapter < 1 { throw ValidationError("chapters are numbered from 1") }
+            _ = try chapterNumber
         }
 
+        private var chapterNumber: Int? { get throws { try chapter.map { try FlagValue.chapter($0) } } }
+
         func run() async throws {
+            let chapter = try chapterNumber
             try await CLIFailure.reporting {
                 let outcome = try await database.withAdminStore { try await $0.cancel(mediaID: media, chapter: chapter) }
                 if json {

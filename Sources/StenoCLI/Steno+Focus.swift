@@ -23,17 +23,18 @@ extension Steno {
         var media: Int64
 
         @Option(help: ArgumentHelp("The chapter being listened to, from 1.", valueName: "n"))
-        var chapter: Int
+        var chapter: String
 
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
         func validate() throws {
             try MediaIDs.validate([media])
-            guard chapter >= 1 else { throw ValidationError("chapters are numbered from 1") }
+            _ = try FlagValue.chapter(chapter)
         }
 
         func run() async throws {
+            let chapter = try FlagValue.chapter(chapter)
             try await CLIFailure.reporting {
                 let outcome = try await database.withAdminStore { try await $0.focus(mediaID: media, chapter: chapter) }
                 if json {

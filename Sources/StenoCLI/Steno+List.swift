@@ -31,10 +31,10 @@ extension Steno {
         var since: String?
 
         @Option(help: "At most this many media (1 to 1000).")
-        var limit: Int = 50
+        var limit: String = "50"
 
         @Option(help: "Skip this many media first.")
-        var offset: Int = 0
+        var offset: String = "0"
 
         @Option(help: ArgumentHelp("Continue after this media id (the last id of the previous page).", valueName: "id"))
         var after: Int64?
@@ -43,10 +43,13 @@ extension Steno {
         var json = false
 
         func validate() throws {
-            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
-            guard offset >= 0 else { throw ValidationError("--offset must not be negative") }
+            _ = try limitCount
+            _ = try offsetCount
             if let after { try MediaIDs.validate([after]) }
         }
+
+        private var limitCount: Int { get throws { try FlagValue.integer(limit, "--limit", in: 1...1000) } }
+        private var offsetCount: Int { get throws { try FlagValue.integer(offset, "--offset", in: 0...100_000_000) } }
 
         private struct Page: Encodable {
             var media: [MediaProgress]
@@ -54,6 +57,7 @@ extension Steno {
         }
 
         func run() async throws {
+            let (limit, offset) = (try limitCount, try offsetCount)
             try await CLIFailure.reporting {
                 let filter = AdminStore.MediaFilter(
                     states: try parsedStates(), createdSince: try parsedSince(), beforeID: after, limit: limit, offset: offset)

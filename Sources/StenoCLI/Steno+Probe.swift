@@ -28,28 +28,23 @@ extension Steno {
             help: ArgumentHelp(
                 "Seconds an http(s) source may take to connect or to send more data, 1-3600 (default: STENO_SOURCE_TIMEOUT_SECONDS, else 30).",
                 valueName: "seconds"))
-        var sourceTimeout: Double?
+        var sourceTimeout: String?
 
         func validate() throws {
             guard !source.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw ValidationError("the source is empty: name a file or an http(s) URL (is a shell variable unset?)")
             }
-            let range = MediaFile.sourceTimeoutRange
-            if let sourceTimeout, !(sourceTimeout.isFinite && range.contains(sourceTimeout)) {
-                throw ValidationError("--source-timeout must be from \(range.lowerBound) to \(range.upperBound) seconds, not \(sourceTimeout)")
-            }
+            if let sourceTimeout { _ = try FlagValue.seconds(sourceTimeout, "--source-timeout", in: MediaFile.sourceTimeoutRange) }
         }
 
         private func resolvedSourceTimeout() throws -> Duration {
-            if let sourceTimeout { return .seconds(sourceTimeout) }
-            let (name, range) = (MediaFile.sourceTimeoutVariable, MediaFile.sourceTimeoutRange)
-            guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else {
-                return MediaFile.defaultSourceTimeout
+            let setting = SettingText.from(
+                flag: sourceTimeout, "--source-timeout", variable: MediaFile.sourceTimeoutVariable, in: ProcessInfo.processInfo.environment)
+            do {
+                return try SettingValue.seconds(setting, in: MediaFile.sourceTimeoutRange) ?? MediaFile.defaultSourceTimeout
+            } catch {
+                throw ValidationError(error.description)
             }
-            guard let seconds = Double(text), seconds.isFinite, range.contains(seconds) else {
-                throw ValidationError("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-            }
-            return .seconds(seconds)
         }
 
         func run() async throws {

@@ -36,7 +36,7 @@ extension Steno {
         var media: Int64
 
         @Option(help: ArgumentHelp("Only this chapter, numbered from 1.", valueName: "n"))
-        var chapter: Int?
+        var chapter: String?
 
         @Option(help: ArgumentHelp("txt, srt, vtt, json or podcast.", valueName: "format"))
         var format: String?
@@ -49,7 +49,7 @@ extension Steno {
 
         func validate() throws {
             try MediaIDs.validate([media])
-            if let chapter, chapter < 1 { throw ValidationError("chapters are numbered from 1") }
+            _ = try chapterNumber
             if let format, TranscriptFormat(rawValue: format.lowercased()) == nil {
                 throw ValidationError("--format must be txt, srt, vtt, json or podcast, not \(format)")
             }
@@ -62,7 +62,10 @@ extension Steno {
             return .txt
         }
 
+        private var chapterNumber: Int? { get throws { try chapter.map { try FlagValue.chapter($0) } } }
+
         func run() async throws {
+            let chapter = try chapterNumber
             try await CLIFailure.reporting {
                 let transcript = try await database.withAdminStore { try await $0.transcript(mediaID: media, chapter: chapter) }
                 let missing = transcript.chapters.filter { $0.segments.isEmpty && ($0.text ?? "").isEmpty }

@@ -27,10 +27,10 @@ extension Steno {
         var media: [Int64]
 
         @Option(help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "seconds"))
-        var pollInterval: Double = 5
+        var pollInterval: String = "5"
 
         @Option(help: ArgumentHelp("Give up after this many seconds (exit 7).", valueName: "seconds"))
-        var timeout: Double?
+        var timeout: String?
 
         @Flag(help: "Print a line per change even on a terminal.")
         var plain = false
@@ -41,13 +41,13 @@ extension Steno {
         func validate() throws {
             guard !media.isEmpty else { throw ValidationError("name at least one media id to wait for") }
             try MediaIDs.validate(media)
-            guard pollInterval.isFinite, (0.1...3600).contains(pollInterval) else {
-                throw ValidationError("--poll-interval must be from 0.1 to 3600 seconds, not \(pollInterval)")
-            }
-            if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 31_536_000) {
-                throw ValidationError("--timeout must be more than 0 and at most 31536000 seconds (a year), not \(timeout)")
-            }
+            _ = try pollSeconds
+            _ = try timeoutSeconds
         }
+
+        private var pollSeconds: Double { get throws { try FlagValue.seconds(pollInterval, "--poll-interval", in: 0.1...3600) } }
+        /// Up to a year.
+        private var timeoutSeconds: Double? { get throws { try timeout.map { try FlagValue.seconds($0, "--timeout", in: 0.001...31_536_000) } } }
 
         private struct Outcome: Encodable {
             var media: [MediaProgress]
@@ -56,6 +56,7 @@ extension Steno {
         }
 
         func run() async throws {
+            let timeout = try timeoutSeconds
             try await CLIFailure.reporting {
                 let ids = Array(Set(media)).sorted()
                 let outcome = try await database.withAdminStore { store in
@@ -63,7 +64,7 @@ extension Steno {
                     if let missing = ids.first(where: { id in !initial.contains { $0.mediaID == id } }) {
                         throw AdminError(.notFound, "there is no media \(missing)", hint: "`steno list` shows the media and their ids")
                     }
-                    return try await follow(ids, store: store)
+                    return try await follow(ids, store: store, timeout: timeout)
                 }
                 if json {
                     try JSONOutput.print(outcome)
@@ -77,7 +78,8 @@ extension Steno {
             }
         }
 
-        private func follow(_ ids: [Int64], store: AdminStore) async throws -> Outcome {
+        private func follow(_ ids: [Int64], store: AdminStore, timeout: Double?) async throws -> Outcome {
+            let pollInterval = try pollSeconds
             let signal = Wakeup()
             let listening = try listen(signal: signal)
             defer { listening.cancel() }

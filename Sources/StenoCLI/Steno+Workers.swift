@@ -28,16 +28,17 @@ extension Steno {
         var all = false
 
         @Option(help: ArgumentHelp("Seconds without a heartbeat after which a worker counts as gone.", valueName: "seconds"))
-        var staleAfter: Double = 60
+        var staleAfter: String = "60"
 
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
         func validate() throws {
-            guard staleAfter.isFinite, staleAfter > 0, staleAfter <= 31_536_000 else {
-                throw ValidationError("--stale-after must be more than 0 and at most 31536000 seconds (a year), not \(staleAfter)")
-            }
+            _ = try staleSeconds
         }
+
+        /// Up to a year.
+        private var staleSeconds: Double { get throws { try FlagValue.seconds(staleAfter, "--stale-after", in: 0.001...31_536_000) } }
 
         private struct Listed: Encodable {
             var worker: WorkerStatus
@@ -66,6 +67,7 @@ extension Steno {
         }
 
         func run() async throws {
+            let staleAfter = try staleSeconds
             try await CLIFailure.reporting {
                 let (workers, limits) = try await database.withAdminStore { store in
                     (try await store.workers(), try await store.rateLimits())

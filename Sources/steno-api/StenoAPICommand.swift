@@ -87,43 +87,39 @@ struct StenoAPICommand: AsyncParsableCommand {
     }
 
     private func configuration(_ environment: [String: String]) throws -> APIConfiguration {
-        func setting(_ flag: String?, _ flagName: String, _ variable: String) -> (String, String)? {
-            if let flag { return (flag, flagName) }
-            guard let value = environment[variable], !value.allSatisfy(\.isWhitespace) else { return nil }
-            return (value, variable)
+        func setting(_ flag: String?, _ flagName: String, _ variable: String) -> SettingText? {
+            SettingText.from(flag: flag, flagName, variable: variable, in: environment)
         }
         func nonEmpty(_ flag: String?, _ variable: String) -> String? {
             (flag ?? environment[variable]).flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         }
         var settings = APIConfiguration()
         settings.host = nonEmpty(host, "STENO_API_HOST") ?? settings.host
-        if let (text, name) = setting(port, "--port", "STENO_API_PORT") {
-            settings.port = try SettingValue.integer(text, name: name, in: 0...65535)
-        }
+        settings.port = try SettingValue.integer(setting(port, "--port", "STENO_API_PORT"), in: 0...65535) ?? settings.port
         settings.uploadDirectory = nonEmpty(uploadDir, "STENO_UPLOAD_DIR").map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         settings.mediaRoot = nonEmpty(mediaRoot, "STENO_MEDIA_ROOT")
-        if let (text, name) = setting(maxUploadMb, "--max-upload-mb", "STENO_API_MAX_UPLOAD_MB") {
-            settings.maxUploadBytes = Int64(try SettingValue.integer(text, name: name, in: 1...(1 << 24))) << 20
+        if let megabytes = try SettingValue.integer(setting(maxUploadMb, "--max-upload-mb", "STENO_API_MAX_UPLOAD_MB"), in: 1...(1 << 24)) {
+            settings.maxUploadBytes = Int64(megabytes) << 20
         }
         var rate = settings.rate
-        if let (text, name) = setting(self.rate, "--rate", "STENO_API_RATE") {
-            rate.requestsPerSecond = try SettingValue.number(text, name: name, in: 0.01...1_000_000)
-        }
-        if let (text, name) = setting(burst, "--burst", "STENO_API_BURST") {
-            rate.burst = Double(try SettingValue.integer(text, name: name, in: 1...10_000_000))
+        rate.requestsPerSecond = try SettingValue.number(setting(self.rate, "--rate", "STENO_API_RATE"), in: 0.01...1_000_000) ?? rate.requestsPerSecond
+        if let burst = try SettingValue.integer(setting(burst, "--burst", "STENO_API_BURST"), in: 1...10_000_000) {
+            rate.burst = Double(burst)
         }
         settings.rate = rate
         if let hosts = nonEmpty(allowedHosts, "STENO_API_ALLOWED_HOSTS") {
             settings.outbound = OutboundURLPolicy(parsingAllowedHosts: hosts)
         }
-        if let (text, name) = setting(transcriptionTimeoutSeconds, "--transcription-timeout-seconds", "STENO_API_TRANSCRIPTION_TIMEOUT_SECONDS") {
-            settings.transcriptionTimeout = .seconds(try SettingValue.number(text, name: name, in: 1...(7 * 86400), unit: "seconds"))
+        if let timeout = try SettingValue.seconds(
+            setting(transcriptionTimeoutSeconds, "--transcription-timeout-seconds", "STENO_API_TRANSCRIPTION_TIMEOUT_SECONDS"), in: 1...(7 * 86400))
+        {
+            settings.transcriptionTimeout = timeout
         }
-        if let (text, name) = setting(databaseConnections, "--database-connections", "STENO_API_DATABASE_CONNECTIONS") {
-            settings.databaseConnections = try SettingValue.integer(text, name: name, in: 1...64)
-        }
-        if let (text, name) = setting(webSessionHours, "--web-session-hours", "STENO_WEB_SESSION_HOURS") {
-            settings.webSessionLifetime = .seconds(try SettingValue.number(text, name: name, in: 0.01...(24 * 90), unit: "hours") * 3600)
+        settings.databaseConnections =
+            try SettingValue.integer(setting(databaseConnections, "--database-connections", "STENO_API_DATABASE_CONNECTIONS"), in: 1...64)
+            ?? settings.databaseConnections
+        if let hours = try SettingValue.number(setting(webSessionHours, "--web-session-hours", "STENO_WEB_SESSION_HOURS"), in: 0.01...(24 * 90), unit: "hours") {
+            settings.webSessionLifetime = .seconds(hours * 3600)
         }
         return settings
     }

@@ -21,10 +21,10 @@ struct StenoASRCommand: AsyncParsableCommand {
         version: StenoVersion.current)
 
     @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 in a container).") var host: String?
-    @Option(help: "Port to listen on (default 9000; 0 picks a free one).") var port: Int?
-    @Option(help: "Recognisers loaded, so recordings transcribed at once (default: the number of cores).") var recognizers: Int?
-    @Option(help: "Requests that may wait for a recogniser before the server answers 503.") var queue: Int?
-    @Option(name: .customLong("max-upload-mb"), help: "Largest upload accepted, in MiB (default 25).") var maxUploadMegabytes: Int?
+    @Option(help: "Port to listen on (default 9000; 0 picks a free one).") var port: String?
+    @Option(help: "Recognisers loaded, so recordings transcribed at once (default: the number of cores).") var recognizers: String?
+    @Option(help: "Requests that may wait for a recogniser before the server answers 503.") var queue: String?
+    @Option(name: .customLong("max-upload-mb"), help: "Largest upload accepted, in MiB (default 25).") var maxUploadMegabytes: String?
     @Option(name: .customLong("model-dir"), help: "pocketsphinx model folder (default /usr/share/pocketsphinx/model/en-us).") var modelDirectory: String?
 
     func run() async throws {
@@ -41,22 +41,14 @@ struct StenoASRCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         if let host { configuration.host = host }
-        if let port {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-            configuration.port = port
-        }
-        if let recognizers {
-            guard recognizers > 0 else { throw ValidationError("--recognizers must be at least 1") }
-            configuration.recognizers = recognizers
-            configuration.queueLength = queue ?? recognizers * 4
-        }
-        if let queue {
-            guard queue >= 0 else { throw ValidationError("--queue cannot be negative") }
-            configuration.queueLength = queue
-        }
-        if let maxUploadMegabytes {
-            guard maxUploadMegabytes > 0 else { throw ValidationError("--max-upload-mb must be positive") }
-            configuration.maxUploadBytes = maxUploadMegabytes * 1024 * 1024
+        do {
+            try configuration.apply(
+                port: port.map { SettingText(name: "--port", text: $0) },
+                recognizers: recognizers.map { SettingText(name: "--recognizers", text: $0) },
+                queue: queue.map { SettingText(name: "--queue", text: $0) },
+                maxUploadMegabytes: maxUploadMegabytes.map { SettingText(name: "--max-upload-mb", text: $0) })
+        } catch {
+            throw ValidationError(error.description)
         }
         if let modelDirectory { configuration.modelDirectory = modelDirectory }
 

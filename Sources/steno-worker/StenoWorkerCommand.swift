@@ -25,25 +25,25 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         version: StenoVersion.current)
 
     @Option(help: "Jobs in flight at once (STENO_WORKER_CONCURRENCY).")
-    var concurrency: Int?
+    var concurrency: String?
 
     @Option(help: "Decodes and encodes at once, normally the cores (STENO_WORKER_EXTRACTION_SLOTS).")
-    var extractionSlots: Int?
+    var extractionSlots: String?
 
     @Option(help: "Seconds a job's lease lasts without a heartbeat (STENO_WORKER_LEASE_SECONDS).")
-    var leaseSeconds: Double?
+    var leaseSeconds: String?
 
     @Option(help: "Seconds a worker that is alive but sends no heartbeat keeps its jobs (STENO_WORKER_HANG_SECONDS, default 300).")
-    var hangSeconds: Double?
+    var hangSeconds: String?
 
     @Option(help: "Times a job may be running when its worker dies before it fails (STENO_WORKER_CRASH_BUDGET, default 4).")
-    var crashBudget: Int?
+    var crashBudget: String?
 
     @Option(help: "Target chunk length in seconds (STENO_CHUNK_SECONDS).")
-    var chunkSeconds: Double?
+    var chunkSeconds: String?
 
     @Option(help: "Seconds running jobs may take to finish on SIGTERM (STENO_WORKER_GRACE_SECONDS).")
-    var graceSeconds: Double?
+    var graceSeconds: String?
 
     // No longer used: the heartbeat looks for due jobs and expired leases. Still accepted, with a
     // warning, so that an existing command line or compose file keeps starting.
@@ -54,7 +54,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     var rescueSeconds: Double?
 
     @Option(help: "Port of /healthz, /readyz and /metrics (STENO_WORKER_HTTP_PORT, default 9464); 0 picks a free one.")
-    var httpPort: Int?
+    var httpPort: String?
 
     @Option(
         help: """
@@ -65,7 +65,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     var httpHost: String?
 
     @Option(help: "Seconds an http(s) source may take to connect or to send more data (STENO_SOURCE_TIMEOUT_SECONDS, default 30).")
-    var sourceTimeout: Double?
+    var sourceTimeout: String?
 
     @Option(
         help: """
@@ -77,7 +77,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     var workerID: String?
 
     @Option(help: "Pooled database connections at any concurrency (STENO_WORKER_DATABASE_CONNECTIONS, default 2), besides one for LISTEN.")
-    var databaseConnections: Int?
+    var databaseConnections: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -85,7 +85,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "steno.worker")
         do {
             let runtime = try makeRuntime(environment: environment, logger: logger)
-            let port = try checked(httpPort, "--http-port", 0...65535) ?? integer(environment, "STENO_WORKER_HTTP_PORT", in: 0...65535) ?? WorkerConfiguration.defaultHTTPPort
+            let port = try SettingValue.integer(setting(httpPort, "--http-port", "STENO_WORKER_HTTP_PORT", environment), in: 0...65535)
+                ?? WorkerConfiguration.defaultHTTPPort
             let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? WorkerConfiguration.defaultHTTPHost
             let group = ServiceGroup(configuration: .init(
                 services: [
@@ -113,44 +114,42 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let voice = settings.speechDetection
             ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
-        if let value = try checked(concurrency, "--concurrency", 1...1024) ?? integer(environment, "STENO_WORKER_CONCURRENCY", in: 1...1024) {
+        func given(_ flag: String?, _ flagName: String, _ variable: String) -> SettingText? {
+            setting(flag, flagName, variable, environment)
+        }
+        if let value = try SettingValue.integer(given(concurrency, "--concurrency", "STENO_WORKER_CONCURRENCY"), in: 1...1024) {
             settings.concurrency = value
         }
-        if let value = try checked(extractionSlots, "--extraction-slots", 1...256)
-            ?? integer(environment, "STENO_WORKER_EXTRACTION_SLOTS", in: 1...256)
-        {
+        if let value = try SettingValue.integer(given(extractionSlots, "--extraction-slots", "STENO_WORKER_EXTRACTION_SLOTS"), in: 1...256) {
             settings.extractionSlots = value
         }
-        if let value = try seconds(leaseSeconds, "--lease-seconds", environment, "STENO_WORKER_LEASE_SECONDS", in: 2...3600) {
-            settings.lease = .seconds(value)
+        if let value = try SettingValue.seconds(given(leaseSeconds, "--lease-seconds", "STENO_WORKER_LEASE_SECONDS"), in: 2...3600) {
+            settings.lease = value
         }
         // A dead worker's jobs are taken back at once; a live one's after the hang limit.
-        if let value = try seconds(hangSeconds, "--hang-seconds", environment, "STENO_WORKER_HANG_SECONDS", in: 30...86_400) {
-            settings.hangLimit = .seconds(value)
+        if let value = try SettingValue.seconds(given(hangSeconds, "--hang-seconds", "STENO_WORKER_HANG_SECONDS"), in: 30...86_400) {
+            settings.hangLimit = value
         }
-        if let value = try checked(crashBudget, "--crash-budget", (RescuePolicy.aloneAfter + 1)...100)
-            ?? integer(environment, "STENO_WORKER_CRASH_BUDGET", in: (RescuePolicy.aloneAfter + 1)...100)
+        if let value = try SettingValue.integer(
+            given(crashBudget, "--crash-budget", "STENO_WORKER_CRASH_BUDGET"), in: (RescuePolicy.aloneAfter + 1)...100)
         {
             settings.crashBudget = value
         }
-        if let value = try seconds(chunkSeconds, "--chunk-seconds", environment, "STENO_CHUNK_SECONDS", in: 1...3600) {
+        if let value = try SettingValue.number(given(chunkSeconds, "--chunk-seconds", "STENO_CHUNK_SECONDS"), in: 1...3600, unit: "seconds") {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)
         }
-        if let value = try seconds(graceSeconds, "--grace-seconds", environment, "STENO_WORKER_GRACE_SECONDS", in: 0...3600) {
-            settings.gracePeriod = .seconds(value)
+        if let value = try SettingValue.seconds(given(graceSeconds, "--grace-seconds", "STENO_WORKER_GRACE_SECONDS"), in: 0...3600) {
+            settings.gracePeriod = value
         }
-        if let value = try seconds(
-            sourceTimeout, "--source-timeout", environment, MediaFile.sourceTimeoutVariable, in: MediaFile.sourceTimeoutRange)
+        if let value = try SettingValue.seconds(
+            given(sourceTimeout, "--source-timeout", MediaFile.sourceTimeoutVariable), in: MediaFile.sourceTimeoutRange)
         {
-            settings.sourceTimeout = .seconds(value)
+            settings.sourceTimeout = value
         }
         if let url = environment["STENO_WEBHOOK_URL"], !url.isEmpty { settings.webhookURL = url }
         if let hosts = environment["STENO_API_ALLOWED_HOSTS"], !hosts.isEmpty { settings.outbound = OutboundURLPolicy(parsingAllowedHosts: hosts) }
-        if let text = environment["STENO_SPEEDUP"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard let value = Double(text), value.isFinite, WorkerConfiguration.speedupRange.contains(value) else {
-                throw ValidationError(
-                    "STENO_SPEEDUP must be a number from \(WorkerConfiguration.speedupRange.lowerBound) to \(WorkerConfiguration.speedupRange.upperBound) (1.5 plays chunks half again as fast), not \"\(text)\"")
-            }
+        // 1.5 plays chunks half again as fast.
+        if let value = try SettingValue.number(SettingText.from(variable: "STENO_SPEEDUP", in: environment), in: WorkerConfiguration.speedupRange) {
             settings.speedup = value
         }
         for (flag, flagName, name) in [
@@ -170,8 +169,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
         // minute for it by default, not the CLI's 10 s.
         let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: PostgresConfiguration.workerWait)
-        if let value = try checked(databaseConnections, "--database-connections", WorkerConfiguration.databaseConnectionsRange)
-            ?? integer(environment, "STENO_WORKER_DATABASE_CONNECTIONS", in: WorkerConfiguration.databaseConnectionsRange)
+        if let value = try SettingValue.integer(
+            given(databaseConnections, "--database-connections", "STENO_WORKER_DATABASE_CONNECTIONS"), in: WorkerConfiguration.databaseConnectionsRange)
         {
             settings.databaseConnections = value
         }
@@ -184,36 +183,8 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             logger: logger)
     }
 
-    private func checked<Value: Comparable>(_ value: Value?, _ flag: String, _ range: ClosedRange<Value>) throws -> Value? {
-        guard let value else { return nil }
-        guard range.contains(value) else {
-            throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
-        }
-        return value
-    }
-
-    /// A flag's value, else the variable's, within `range`; finite, so "inf" and "nan" are refused.
-    private func seconds(
-        _ flag: Double?, _ flagName: String, _ environment: [String: String], _ name: String, in range: ClosedRange<Double>
-    ) throws -> Double? {
-        if let flag {
-            guard flag.isFinite, range.contains(flag) else {
-                throw ValidationError("\(flagName) must be from \(range.lowerBound) to \(range.upperBound) seconds, not \(flag)")
-            }
-            return flag
-        }
-        guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw ValidationError("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-        }
-        return value
-    }
-
-    private func integer(_ environment: [String: String], _ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw ValidationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-        }
-        return value
+    /// The flag's text, else the variable's: flags override the STENO_WORKER_* variables.
+    private func setting(_ flag: String?, _ flagName: String, _ variable: String, _ environment: [String: String]) -> SettingText? {
+        SettingText.from(flag: flag, flagName, variable: variable, in: environment)
     }
 }

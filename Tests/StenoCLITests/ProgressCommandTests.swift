@@ -157,7 +157,7 @@ struct ProgressCommandTests {
     @Test("list refuses an unknown state, an unreadable --since and an out-of-range limit", arguments: [
         (["--state", "done"], 2, "not a media state"),
         (["--since", "yesterday"], 2, "neither a span nor a date"),
-        (["--limit", "0"], 64, "--limit must be between 1 and 1000"),
+        (["--limit", "0"], 64, #"--limit must be a whole number from 1 to 1000, not "0": give it one, or leave it out"#),
         (["--since", "99999999999d"], 2, "neither a span nor a date"),
         (["--since", "infd"], 2, "neither a span nor a date"),
         (["--since", "nanh"], 2, "neither a span nor a date"),

@@ -457,11 +457,14 @@ def main() -> int:
     parser.add_argument("--systems", default="steno,pgqueuer", help="steno, pgqueuer or both")
     parser.add_argument("--json", type=Path, help="write every run's raw figures to this file")
     parser.add_argument("--bin", default=os.environ.get("STENO_BIN"),
-                        help="folder of the release steno and steno-bench (default: $STENO_BIN, "
+                        help="folder of the release steno (default: $STENO_BIN, "
                              "else `swift build -c release --show-bin-path`)")
+    parser.add_argument("--bench-bin", default=os.environ.get("STENO_BENCH_BIN_DIR"),
+                        help="folder of the release steno-bench, built from the bench package (default: "
+                             "$STENO_BENCH_BIN_DIR, else `swift build -c release --package-path bench --show-bin-path`)")
     parser.add_argument("--steno-drain", default=os.environ.get("STENO_QUEUE_DRAIN_CMD"),
                         help="Steno drainer command, `--batch B` appended (default: $STENO_QUEUE_DRAIN_CMD, "
-                             "else BIN/steno-bench queue-drain)")
+                             "else BENCH_BIN/steno-bench queue-drain)")
     parser.add_argument("--steno-migrate", default=os.environ.get("STENO_MIGRATE_CMD"),
                         help="command that migrates $STENO_DATABASE_URL (default: $STENO_MIGRATE_CMD, "
                              "else BIN/steno migrate)")
@@ -472,11 +475,14 @@ def main() -> int:
     if not args.systems or any(s not in SYSTEMS for s in args.systems):
         parser.error("--systems: steno, pgqueuer or steno,pgqueuer")
 
-    if "steno" in args.systems and (args.steno_drain is None or args.steno_migrate is None) and args.bin is None:
+    if "steno" in args.systems and args.steno_migrate is None and args.bin is None:
         args.bin = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO,
                                   check=True, capture_output=True, text=True).stdout.strip()
+    if "steno" in args.systems and args.steno_drain is None and args.bench_bin is None:
+        args.bench_bin = subprocess.run(["swift", "build", "-c", "release", "--package-path", "bench", "--show-bin-path"],
+                                        cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
     args.steno_drain = shlex.split(args.steno_drain) if args.steno_drain else \
-        [str(Path(args.bin or "") / "steno-bench"), "queue-drain"]
+        [str(Path(args.bench_bin or "") / "steno-bench"), "queue-drain"]
     args.steno_migrate = shlex.split(args.steno_migrate) if args.steno_migrate else \
         [str(Path(args.bin or "") / "steno"), "migrate"]
 

@@ -72,13 +72,12 @@ public struct PostgresConfiguration: Sendable {
             applicationName: applicationName,
             reconnectWindow: defaultWait,
             directConnectionString: environment[directURLVariable].flatMap { $0.isEmpty ? nil : $0 })
-        if let text = environment[waitVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard let seconds = Int(text), waitRange.contains(seconds) else {
-                throw PostgresError(
-                    .invalidConfiguration,
-                    "\(waitVariable) must be a whole number of seconds from \(waitRange.lowerBound) to \(waitRange.upperBound), not \"\(text)\"")
+        do {
+            if let seconds = try SettingValue.integer(SettingText.from(variable: waitVariable, in: environment), in: waitRange, unit: "seconds") {
+                configuration.reconnectWindow = .seconds(seconds)
             }
-            configuration.reconnectWindow = .seconds(seconds)
+        } catch {
+            throw PostgresError(.invalidConfiguration, error.description)
         }
         if let path = environment["STENO_DATABASE_PASSWORD_FILE"], !path.isEmpty {
             configuration.password = try readSecret(path: path, variable: "STENO_DATABASE_PASSWORD_FILE")

@@ -58,14 +58,14 @@ extension TranscriptionBackendConfiguration {
         let ranges = EnvironmentRanges.self
         configuration.pricePerAudioMinute = try reader.number("PRICE_PER_MINUTE", in: ranges.price)
         var limits = configuration.limits
-        if let seconds = try reader.number("CONNECT_TIMEOUT", in: ranges.connect) { limits.connect = .seconds(seconds) }
-        if let seconds = try reader.number("REQUEST_TIMEOUT", in: ranges.request) { limits.request = .seconds(seconds) }
-        if let seconds = try reader.number("ATTEMPT_TIMEOUT", in: ranges.attempt) { limits.attempt = .seconds(seconds) }
-        if let seconds = try reader.number("STALL_TIMEOUT", in: ranges.stall) { limits.stall = .seconds(seconds) }
+        if let seconds = try reader.number("CONNECT_TIMEOUT", in: ranges.connect, unit: "seconds") { limits.connect = .seconds(seconds) }
+        if let seconds = try reader.number("REQUEST_TIMEOUT", in: ranges.request, unit: "seconds") { limits.request = .seconds(seconds) }
+        if let seconds = try reader.number("ATTEMPT_TIMEOUT", in: ranges.attempt, unit: "seconds") { limits.attempt = .seconds(seconds) }
+        if let seconds = try reader.number("STALL_TIMEOUT", in: ranges.stall, unit: "seconds") { limits.stall = .seconds(seconds) }
         configuration.limits = limits
         if let retries = try reader.number("MAX_RETRIES", in: ranges.retries, whole: true) { configuration.retry.maximumRetries = Int(retries) }
-        if let base = try reader.number("RETRY_BASE", in: ranges.backoff) { configuration.retry.backoff.base = .seconds(base) }
-        if let cap = try reader.number("RETRY_CAP", in: ranges.backoff) { configuration.retry.backoff.cap = .seconds(cap) }
+        if let base = try reader.number("RETRY_BASE", in: ranges.backoff, unit: "seconds") { configuration.retry.backoff.base = .seconds(base) }
+        if let cap = try reader.number("RETRY_CAP", in: ranges.backoff, unit: "seconds") { configuration.retry.backoff.cap = .seconds(cap) }
         configuration.rateLimit = RateLimit(
             requestsPerMinute: try reader.number("BACKEND_MAX_REQUESTS_PER_MINUTE", in: ranges.requestsPerMinute),
             audioSecondsPerHour: try reader.number("BACKEND_MAX_AUDIO_SECONDS_PER_HOUR", in: ranges.audioSecondsPerHour))
@@ -88,7 +88,8 @@ public enum EnvironmentRanges {
     public static let audioSecondsPerHour: ClosedRange<Double> = 1...1_000_000_000
 }
 
-/// Reads prefixed variables; its errors name the variable, never its value.
+/// Reads prefixed variables. Its errors name the variable; a number's value only when short
+/// enough not to be a key in the wrong variable (`SettingProblem`), the other values never.
 struct EnvironmentReader {
     let environment: [String: String]
     let prefix: String
@@ -98,17 +99,17 @@ struct EnvironmentReader {
         return value
     }
 
-    func number(_ name: String, in range: ClosedRange<Double>, whole: Bool = false) throws(TranscriptionError) -> Double? {
-        guard let text = string(name) else { return nil }
-        let kind = whole ? "a whole number" : "a number"
-        guard let value = Double(text), value.isFinite, range.contains(value), !whole || value.rounded() == value else {
-            throw invalid(name, "must be \(kind) from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+    func number(_ name: String, in range: ClosedRange<Double>, whole: Bool = false, unit: String? = nil) throws(TranscriptionError) -> Double? {
+        let setting = SettingText.from(variable: prefix + name, in: environment)
+        do {
+            if whole {
+                let bounds = Int(range.lowerBound)...Int(range.upperBound)
+                return try SettingValue.integer(setting, in: bounds, unit: unit).map(Double.init)
+            }
+            return try SettingValue.number(setting, in: range, unit: unit)
+        } catch {
+            throw TranscriptionError(.invalidConfiguration, .configuration, error.description)
         }
-        return value
-    }
-
-    private static func format(_ value: Double) -> String {
-        value.rounded() == value ? String(Int(value)) : String(value)
     }
 
     /// `*_API_KEY_FILE` wins over `*_API_KEY`, as for every secret: files are how container

@@ -12,10 +12,8 @@ enum QueueDrain {
     static func run(_ arguments: [String]) async throws {
         var batch = 10
         if let flag = arguments.firstIndex(of: "--batch") {
-            guard arguments.indices.contains(flag + 1), let value = Int(arguments[flag + 1]), value > 0 else {
-                throw PostgresError(.invalidConfiguration, "--batch takes a whole number above 0")
-            }
-            batch = value
+            let text = arguments.indices.contains(flag + 1) ? arguments[flag + 1] : ""
+            batch = argument { () throws(SettingProblem) in try SettingValue.integer(text, name: "--batch", in: 1...100_000) }
         }
         let configuration = try PostgresConfiguration.fromEnvironment(applicationName: "steno-bench")
         let client = PostgresClient(configuration: configuration, maxConnections: 1)

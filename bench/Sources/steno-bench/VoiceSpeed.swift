@@ -22,7 +22,7 @@ enum VoiceSpeed {
         }
         let path = arguments[0]
         let model = try SileroModel(contentsOf: arguments[1])
-        let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
+        let rounds = arguments.count > 2 ? argument { () throws(SettingProblem) in try SettingValue.integer(arguments[2], name: "the rounds argument", in: 1...1000) } : 3
         let duration = try require(try await MediaFile.probe(.file(path: path)).duration)
         let range = MediaTime.zero..<duration
         let clock = ContinuousClock()

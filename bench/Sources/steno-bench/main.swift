@@ -12,6 +12,16 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
+/// A number from the command line; a bad one ends the run with its one line, not a crash report.
+func argument<Value>(_ read: () throws(SettingProblem) -> Value) -> Value {
+    do {
+        return try read()
+    } catch {
+        FileHandle.standardError.write(Data("steno-bench: \(error)\n".utf8))
+        exit(2)
+    }
+}
+
 func runFFmpeg(_ arguments: [String]) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
@@ -36,7 +46,7 @@ if CommandLine.arguments.dropFirst().first == "queue-drain" {
 
 let arguments = CommandLine.arguments.dropFirst()
 let bookPath = arguments.first ?? ".fixtures/bench-book.m4b"
-let rounds = arguments.dropFirst().first.flatMap(Int.init) ?? 3
+let rounds = arguments.dropFirst().first.map { text in argument { () throws(SettingProblem) in try SettingValue.integer(text, name: "the rounds argument", in: 1...1000) } } ?? 3
 guard FileManager.default.fileExists(atPath: bookPath) else {
     FileHandle.standardError.write(Data("steno-bench: \(bookPath) is missing; run scripts/make-fixtures --bench\n".utf8))
     exit(2)
