@@ -14,18 +14,18 @@ extension AdminStore {
             _ = try await chapterID(mediaID: mediaID, number: chapter)
         }
         let chapterIndex = chapter.map { $0 - 1 }
-        // Whether a chapter has segments is one probe of `segments (chapter_id, index)`, not a count.
+        // A chapter's last segment index is one probe of `segments (chapter_id, index)`, not a count.
         let chapterRows = try await client.query(
             """
             SELECT c.id, c.index, c.title, c.start_seconds, c.end_seconds, c.state, c.text,
-                   EXISTS (SELECT 1 FROM segments s WHERE s.chapter_id = c.id) AS has_segments
+                   (SELECT max(s.index) FROM segments s WHERE s.chapter_id = c.id) AS last_segment
             FROM chapters c
             WHERE c.media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR c.index = \(chapterIndex)::integer)
             ORDER BY c.index
             """)
         var chapters: [Transcript.Chapter] = []
         var ids: [Int64] = []
-        var hasSegments: [Bool] = []
+        var lastSegments: [Int?] = []
         for row in chapterRows {
             chapters.append(
                 Transcript.Chapter(
@@ -33,9 +33,9 @@ extension AdminStore {
                     start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), state: try row.decode("state"),
                     text: try row.decode("text"), segments: []))
             ids.append(try row.decode("id"))
-            hasSegments.append(try row.decode("has_segments"))
+            lastSegments.append(try row.decode("last_segment"))
         }
-        guard zip(chapters, hasSegments).contains(where: { $1 || $0.text?.isEmpty == false }) else {
+        guard zip(chapters, lastSegments).contains(where: { $1 != nil || $0.text?.isEmpty == false }) else {
             let state = try media.decode("state", as: MediaState.self)
             throw AdminError(
                 .noTranscript,
@@ -45,35 +45,42 @@ extension AdminStore {
         let outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
-        return TranscriptSource(outline: outline, chapterHasSegments: hasSegments, chapterIDs: ids)
+        return TranscriptSource(outline: outline, chapterIDs: ids, lastSegmentIndexes: lastSegments)
     }
 
     /// Writes `source`'s transcript in `format` through `write`, piece by piece: segments are
-    /// read in batches of `batchSize` by their chapter's index (`segments (chapter_id, index)`),
-    /// word times only for the formats that show or time by them, flagged segments only for
-    /// JSON, and each batch's output goes to `write` before the next is read. A 40-hour book
-    /// never sits in memory whole, as rows or as output.
+    /// read in batches of `batchSize` indexes (`segments (chapter_id, index)`), word times
+    /// only for the formats that show or time by them, flagged segments only for JSON, and each
+    /// batch's output goes to `write` while the next batch is read. A 40-hour book never sits
+    /// in memory whole, as rows or as output.
+    ///
+    /// Batches are ranges of indexes, not "the next N after the last": with `index > $last
+    /// LIMIT N` the planner, which expects a chapter of a few dozen segments, read the rest of
+    /// the chapter for every batch (bench/scale). The batches are separate statements, so a
+    /// chapter merged again during an export (`steno retry`) may be read partly before and
+    /// partly after; no connection is held between them, however slowly the output is taken.
     public func exportTranscript(
         _ source: TranscriptSource, format: TranscriptFormat, layout: CaptionLayout = CaptionLayout(), batchSize: Int = 2000,
         write: (String) async throws -> Void
     ) async throws {
+        precondition(batchSize > 0, "a batch holds at least one segment")
         var encoder = TranscriptEncoder(format: format, outline: source.outline, layout: layout)
         let words = encoder.readsWords
         let flagged = encoder.readsFlagged
         var output = ""
-        for (index, chapterID) in source.chapterIDs.enumerated() where source.chapterHasSegments[index] && encoder.readsSegments(ofChapter: index) {
-            var batch = try await segments(chapterID: chapterID, after: -1, limit: batchSize, words: words, flagged: flagged)
+        for (index, chapterID) in source.chapterIDs.enumerated() where encoder.readsSegments(ofChapter: index) {
+            guard let last = source.lastSegmentIndexes[index] else { continue }
+            var first = 0
+            var batch = try await segments(chapterID: chapterID, from: first, count: batchSize, words: words, flagged: flagged)
             while true {
                 // The next batch is read while this one is written: the export takes about as
                 // long as the longer of the two, not their sum.
-                let next: Task<SegmentBatch, any Error>? =
-                    if batch.segments.count == batchSize, let last = batch.lastIndex {
-                        Task { try await segments(chapterID: chapterID, after: last, limit: batchSize, words: words, flagged: flagged) }
-                    } else {
-                        nil
-                    }
+                let nextFirst = first + batchSize
+                let next: Task<[Transcript.Segment], any Error>? =
+                    nextFirst <= last
+                    ? Task { try await segments(chapterID: chapterID, from: nextFirst, count: batchSize, words: words, flagged: flagged) } : nil
                 do {
-                    try encoder.append(batch.segments, chapter: index, to: &output)
+                    try encoder.append(batch, chapter: index, to: &output)
                     if !output.isEmpty {
                         try await write(output)
                         output = ""
@@ -84,6 +91,7 @@ extension AdminStore {
                 }
                 guard let next else { break }
                 batch = try await next.value
+                first = nextFirst
             }
         }
         try encoder.finish(to: &output)
@@ -95,42 +103,36 @@ extension AdminStore {
     public func transcript(mediaID: Int64, chapter: Int? = nil) async throws -> Transcript {
         let source = try await transcriptSource(mediaID: mediaID, chapter: chapter)
         var transcript = source.outline
-        for (index, chapterID) in source.chapterIDs.enumerated() where source.chapterHasSegments[index] {
-            var after = -1
-            while true {
-                let batch = try await segments(chapterID: chapterID, after: after, limit: 5000, words: true, flagged: true)
-                transcript.chapters[index].segments += batch.segments
-                guard batch.segments.count == 5000, let last = batch.lastIndex else { break }
-                after = last
+        for (index, chapterID) in source.chapterIDs.enumerated() {
+            guard let last = source.lastSegmentIndexes[index] else { continue }
+            for first in stride(from: 0, through: last, by: 5000) {
+                transcript.chapters[index].segments += try await segments(chapterID: chapterID, from: first, count: 5000, words: true, flagged: true)
             }
         }
         return transcript
     }
 
-    /// Up to `limit` segments of a chapter after index `after`, in order, with the last one's index.
-    private func segments(chapterID: Int64, after: Int, limit: Int, words: Bool, flagged: Bool) async throws -> SegmentBatch {
+    /// The segments of a chapter whose index is in `from..<from + count`, in order.
+    private func segments(chapterID: Int64, from first: Int, count: Int, words: Bool, flagged: Bool) async throws -> [Transcript.Segment] {
         // Two texts rather than a parameter, so that a text export never reads or sends the
         // words' JSON (a third of a segment row).
         let wordsColumn: PostgresQuery = words ? "words::text" : "NULL::text"
         let rows = try await client.query(
             """
-            SELECT index, start_seconds, end_seconds, text, \(wordsColumn) AS words, flag
+            SELECT start_seconds, end_seconds, text, \(wordsColumn) AS words, flag
             FROM segments
-            WHERE chapter_id = \(chapterID) AND index > \(after) AND (\(flagged)::boolean OR flag IS NULL)
+            WHERE chapter_id = \(chapterID) AND index >= \(first) AND index < \(first + count) AND (\(flagged)::boolean OR flag IS NULL)
             ORDER BY index
-            LIMIT \(literal: limit)
             """)
         var segments: [Transcript.Segment] = []
         segments.reserveCapacity(rows.count)
-        var lastIndex: Int?
         for row in rows {
             segments.append(
                 Transcript.Segment(
                     start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: try row.decode("text"),
                     words: try self.words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self)))
-            lastIndex = try row.decode("index", as: Int.self)
         }
-        return SegmentBatch(segments: segments, lastIndex: lastIndex)
+        return segments
     }
 
     /// `segments.words`: an array of `{"word", "start", "end"}`, or NULL. A malformed array is
@@ -144,12 +146,6 @@ extension AdminStore {
             return nil
         }
     }
-}
-
-/// Segments of a chapter read in one statement, and the last one's index (where the next batch starts).
-struct SegmentBatch: Sendable {
-    var segments: [Transcript.Segment]
-    var lastIndex: Int?
 }
 
 extension AdminStore {
