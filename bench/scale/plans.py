@@ -1,6 +1,6 @@
 """Summarises query plans for bench/scale/scale (standard library only).
 
-  plans.py statements          < server log with auto_explain's JSON plans
+  plans.py statements LABEL N  < server log with auto_explain's JSON plans; the N largest shown
   plans.py explain LABEL...    < psql output of EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON), one label a plan
 
 For each plan: its time, the shared buffers it touched, the scans it made (index or sequential,
@@ -61,18 +61,19 @@ def decode_all(text, start_marker=None):
         yield value
 
 
-def statements():
+def statements(label, shown):
     text = sys.stdin.read()
     entries = [value for value in decode_all(text, "plan:") if isinstance(value, dict) and "Plan" in value]
-    jit = [entry for entry in entries if "JIT" in entry]
-    print(f"{len(entries)} statements under auto_explain; JIT compiled {len(jit)} of them")
-    ranked = sorted(entries, key=lambda entry: -buffers(entry["Plan"]))[:6]
-    print("  the most buffers read:")
-    for entry in ranked:
+    jit = sum(1 for entry in entries if "JIT" in entry)
+    milliseconds = sum(entry["Plan"].get("Actual Total Time", 0) for entry in entries)
+    touched = sum(buffers(entry["Plan"]) for entry in entries)
+    rows = sum(read for entry in entries for _, _, read, _ in scans(entry["Plan"]))
+    print(f"{label}: {len(entries)} statements, {milliseconds:.1f} ms in them, {touched} buffers, {rows} rows read, JIT in {jit}")
+    for entry in sorted(entries, key=lambda entry: -buffers(entry["Plan"]))[:shown]:
         touched, text_scans, _ = describe(entry)
-        query = " ".join(entry.get("Query Text", "").split())[:90]
-        print(f"  {entry['Plan'].get('Actual Total Time', 0):8.1f} ms {touched:7d} buffers  {query}")
-        print(f"      {text_scans}")
+        query = " ".join(entry.get("Query Text", "").split())[:100]
+        print(f"    {entry['Plan'].get('Actual Total Time', 0):7.1f} ms {touched:6d} buffers  {query}")
+        print(f"        {text_scans}")
 
 
 def explain(labels):
@@ -88,6 +89,6 @@ def explain(labels):
 
 if __name__ == "__main__":
     if sys.argv[1] == "statements":
-        statements()
+        statements(sys.argv[2], int(sys.argv[3]))
     else:
         explain(sys.argv[2:])
