@@ -1,6 +1,8 @@
 -- Costs that follow the work: what `steno report --since`, `steno status <id>` and a worker's
 -- claim read grows with the window asked for, the media shown or the jobs claimable, not with
 -- the history kept (bench/scale measures it on 2,000 media and a million segments).
+-- The indexes are built in the migration's transaction: on a jobs table of millions of rows,
+-- job writes wait a few seconds for them, so migrate at a quiet moment.
 
 -- `steno report` counts media finished in its window (throughput, time to done) by this index
 -- instead of reading every media; chunks have `chunks_finished_idx` (0014) and attempts

@@ -60,7 +60,9 @@ public struct TranscriptEncoder: Sendable {
 
     /// Appends the output of `segments`, the next of chapter `chapter` (its index in the
     /// outline). Chapters come in order; a chapter may be skipped (no segments).
-    public mutating func append(_ segments: some Sequence<Transcript.Segment>, chapter: Int, to output: inout String) throws(TranscriptExportError) {
+    public mutating func append(
+        _ segments: some Sequence<Transcript.Segment>, chapter: Int, to output: inout String
+    ) throws(TranscriptExportError) {
         precondition(chapter >= openChapter && chapter < outline.chapters.count, "chapters come in order")
         try open(chapter, output: &output)
         for segment in segments {
@@ -294,7 +296,9 @@ public struct TranscriptEncoder: Sendable {
 
 extension TranscriptEncoder {
     /// The whole document of `transcript` at once (its chapters' segments included).
-    public static func encode(_ transcript: Transcript, format: TranscriptFormat, layout: CaptionLayout = CaptionLayout()) throws(TranscriptExportError) -> String {
+    public static func encode(
+        _ transcript: Transcript, format: TranscriptFormat, layout: CaptionLayout = CaptionLayout()
+    ) throws(TranscriptExportError) -> String {
         var encoder = TranscriptEncoder(format: format, outline: transcript, layout: layout)
         var output = ""
         for (index, chapter) in transcript.chapters.enumerated() {
