@@ -9,9 +9,11 @@ extension Steno {
         static let configuration = CommandConfiguration(
             abstract: "Report queue depth, throughput, time to done, failures and cost.",
             discussion: HelpText.withExamples("""
-                Reads the reporting views (steno_queue, steno_throughput, steno_latency,
-                steno_failures, steno_costs), which a read-only steno_reporting user can query too.
-                The queue is as of now; everything else covers work finished since --since.
+                The figures of the reporting views (steno_queue, steno_throughput,
+                steno_latency, steno_failures, steno_costs), which a read-only steno_reporting
+                user can query too, for work finished since --since: what is read follows the
+                window, not the history kept. The queue shows the jobs waiting and running now
+                and those that ended since --since.
 
                 \(StenoExitCode.help)
                 """, examples: [

@@ -67,21 +67,26 @@ extension Steno {
         func run() async throws {
             let chapter = try chapterNumber
             try await CLIFailure.reporting {
-                let transcript = try await database.withAdminStore { try await $0.transcript(mediaID: media, chapter: chapter) }
-                let missing = transcript.chapters.filter { $0.segments.isEmpty && ($0.text ?? "").isEmpty }
-                if !missing.isEmpty {
+                try await database.withAdminStore { store in
+                    let source = try await store.transcriptSource(mediaID: media, chapter: chapter)
+                    let missing = source.untranscribedChapters
+                    if !missing.isEmpty {
+                        CLIFailure.printError(
+                            "note: \(missing.count) of \(source.outline.chapters.count) chapter(s) have no transcript yet: "
+                                + missing.map { "\($0.number) (\($0.state))" }.joined(separator: ", "))
+                    }
+                    // Written a batch of segments at a time, as the store reads them.
+                    guard let output else {
+                        // Checked with all other output when the command ends (`Steno.finishStandardOutput`).
+                        try await store.exportTranscript(source, format: resolvedFormat) { print($0, terminator: "") }
+                        return
+                    }
+                    try await OutputFile.stream(to: output) { write in
+                        try await store.exportTranscript(source, format: resolvedFormat) { try write(Data($0.utf8)) }
+                    }
                     CLIFailure.printError(
-                        "note: \(missing.count) of \(transcript.chapters.count) chapter(s) have no transcript yet: "
-                            + missing.map { "\($0.number) (\($0.state))" }.joined(separator: ", "))
+                        "wrote \(output) (\(resolvedFormat.rawValue), \(source.outline.chapters.count - missing.count) chapter(s))")
                 }
-                let rendered = try resolvedFormat.render(transcript)
-                guard let output else {
-                    // Checked with all other output when the command ends (`Steno.finishStandardOutput`).
-                    print(rendered, terminator: "")
-                    return
-                }
-                try OutputFile.write(Data(rendered.utf8), to: output)
-                CLIFailure.printError("wrote \(output) (\(resolvedFormat.rawValue), \(transcript.chapters.count - missing.count) chapter(s))")
             }
         }
     }

@@ -101,6 +101,49 @@ struct ReportCommandTests {
         }
     }
 
+    @Test("report --since: work finished before the window is in no figure; the longer window adds it, as the views count it")
+    func reportWindow() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let threeDays = 3.0 * 86400
+            // Finished three days ago, and ten minutes ago.
+            for (source, finishedAgo) in [("/media/old.mp3", threeDays), ("/media/new.mp3", 600.0)] {
+                try await TestMediaBuilder.insert(
+                    .init(source, durationSeconds: 60, createdAgo: finishedAgo + 600, finishedAgo: finishedAgo,
+                          chapters: [.init("One", 0, 60, chunks: [.init(0, 60, costUSD: 0.01, attempts: 2)])]),
+                    into: client)
+            }
+            func report(_ since: String) async throws -> [String: Any] {
+                let result = try await database.steno(["report", "--since", since, "--json"])
+                #expect(result.status == 0, "\(result.standardError)")
+                return try JSONOf.object(result.standardOutput)
+            }
+            func figures(_ report: [String: Any]) -> (media: Int, chunks: Int, latency: Int?, retried: Int?, cost: Double, succeededChunkJobs: Int?) {
+                let throughput = report["throughput"] as? [[String: Any]] ?? []
+                let queue = report["queue"] as? [[String: Any]] ?? []
+                let failures = report["failures"] as? [[String: Any]] ?? []
+                return (
+                    throughput.reduce(0) { $0 + ($1["media_done"] as? Int ?? 0) }, throughput.reduce(0) { $0 + ($1["chunks_done"] as? Int ?? 0) },
+                    (report["latency"] as? [String: Any])?["media"] as? Int, failures.first { $0["error_class"] as? String == "transient" }?["attempts"] as? Int,
+                    (report["costs"] as? [[String: Any]] ?? []).reduce(0.0) { $0 + ($1["cost_usd"] as? Double ?? 0) },
+                    queue.first { $0["kind"] as? String == "chunk" && $0["state"] as? String == "succeeded" }?["jobs"] as? Int)
+            }
+            let day = figures(try await report("1d"))
+            #expect(day.media == 1 && day.chunks == 1 && day.latency == 1 && day.retried == 1 && day.succeededChunkJobs == 1)
+            #expect(abs(day.cost - 0.01) < 1e-9)
+            let week = figures(try await report("7d"))
+            #expect(week.media == 2 && week.chunks == 2 && week.latency == 2 && week.retried == 2 && week.succeededChunkJobs == 2)
+            #expect(abs(week.cost - 0.02) < 1e-9)
+
+            // The same figures as the views give over the whole history.
+            let viewMedia: Int = try await client.query("SELECT sum(media_done)::int AS n FROM steno_throughput").single().decode("n")
+            let viewCost: Double = try await client.query("SELECT sum(cost_usd)::float8 AS c FROM steno_costs").single().decode("c")
+            #expect(viewMedia == week.media)
+            #expect(abs(viewCost - week.cost) < 1e-9)
+            await client.shutdown()
+        }
+    }
+
     @Test("the reporting views are readable by the read-only steno_reporting role, which cannot change anything")
     func reportingRole() async throws {
         try await TestDatabase.with { database in

@@ -151,4 +151,33 @@ struct JobStoreClaimPlanTests {
             await client.shutdown()
         }
     }
+
+    @Test("a claim without chunk jobs reads the index of the other kinds, not every queued chunk job")
+    func claimWithoutChunksUsesItsIndex() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            // A backend paused: thousands of chunk jobs wait, and a few of the other kinds.
+            try await client.query("INSERT INTO jobs (kind, priority) SELECT 'chunk', 2 FROM generate_series(1, 5000)")
+            let others = try await JobStore(client: client).enqueue([NewJob(kind: .media), NewJob(kind: .chapter), NewJob(kind: .merge)])
+            try await client.query("ANALYZE jobs")
+            let plan = try await client.withConnection { connection in
+                // The plan the driver's prepared statement gets after its first runs: generic,
+                // the kinds a parameter, so only the text's `kind <> 'chunk'` names the index.
+                try await connection.query("SET plan_cache_mode = force_generic_plan")
+                try await connection.query(
+                    """
+                    PREPARE claim_other(text[]) AS SELECT id FROM jobs
+                    WHERE state = 'queued' AND run_at <= now() AND NOT runs_alone AND kind = ANY($1) AND kind <> 'chunk'
+                    ORDER BY priority DESC, run_at, id LIMIT 4 FOR UPDATE SKIP LOCKED
+                    """)
+                return try await connection.query("EXPLAIN EXECUTE claim_other('{media,chapter,merge}')").map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
+            }
+            #expect(plan.contains("jobs_claim_other_idx"), "\(plan)")
+            let claimed = try await JobStore(client: client).claim(limit: 4, worker: "w", lease: .seconds(10), kinds: [.media, .chapter, .merge])
+            #expect(Set(claimed.map(\.id)) == Set(others))
+            let chunks = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), kinds: [.chunk])
+            #expect(chunks.count == 2 && chunks.allSatisfy { $0.kind == .chunk })
+            await client.shutdown()
+        }
+    }
 }

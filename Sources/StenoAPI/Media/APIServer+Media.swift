@@ -293,22 +293,33 @@ extension APIServer {
         return Response(
             status: .ok,
             headers: [.contentType: Self.contentType(of: export.format), .contentDisposition: "inline; filename=\"\(name)\""],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: export.text)))
+            body: exportBody(export.source, format: export.format))
     }
 
-    /// A tenant's media rendered in an export format, whole or one chapter (1-based), with the
-    /// file name's stem (`media-3-chapter-2`): the API's transcript and the web view's downloads.
+    /// A tenant's media to be rendered in an export format, whole or one chapter (1-based), with
+    /// the file name's stem (`media-3-chapter-2`): the API's transcript and the web view's
+    /// downloads. A media without a transcript is an error here, before the answer starts.
     func exportTranscript(
         _ id: Int64, tenant: String, format formatName: String, chapter chapterText: String?
-    ) async throws -> (text: String, format: TranscriptFormat, name: String) {
+    ) async throws -> (source: TranscriptSource, format: TranscriptFormat, name: String) {
         guard let format = TranscriptFormat(rawValue: formatName) else {
             throw APIError.badRequest(
                 "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
         }
         let chapter = try Self.integer(chapterText, field: "chapter", in: 1...100_000)
         try await store.requireMedia(id, tenant: tenant)
-        let transcript = try await store.transcript(mediaID: id, chapter: chapter)
-        return (try format.render(transcript), format, "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? ""))
+        let source = try await store.transcriptSource(mediaID: id, chapter: chapter)
+        return (source, format, "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? ""))
+    }
+
+    /// The export as the answer's body, written a batch of segments at a time as the store reads
+    /// them (`AdminStore.exportTranscript`), so that a 40-hour book is never held whole.
+    func exportBody(_ source: TranscriptSource, format: TranscriptFormat) -> ResponseBody {
+        let store = store
+        return ResponseBody { writer in
+            try await store.exportTranscript(source, format: format) { try await writer.write(ByteBuffer(string: $0)) }
+            try await writer.finish(nil)
+        }
     }
 
     static func contentType(of format: TranscriptFormat) -> String {

@@ -60,6 +60,6 @@ extension APIServer {
         return Response(
             status: .ok,
             headers: [.contentType: Self.contentType(of: export.format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: export.text)))
+            body: exportBody(export.source, format: export.format))
     }
 }

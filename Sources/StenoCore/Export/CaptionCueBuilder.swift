@@ -33,7 +33,8 @@ public struct CaptionCueBuilder: Sendable {
         var end: Double
     }
 
-    private func cues(for segment: Transcript.Segment) -> [CaptionCue] {
+    /// The cues of one segment, before `removingOverlaps` (or `CaptionCueSequence`) orders them.
+    func cues(for segment: Transcript.Segment) -> [CaptionCue] {
         let tokens = timedTokens(segment)
         return groupIntoCues(tokens).map { group in
             CaptionCue(
@@ -45,7 +46,7 @@ public struct CaptionCueBuilder: Sendable {
     // MARK: Timing
 
     private func timedTokens(_ segment: Transcript.Segment) -> [TimedToken] {
-        let texts = segment.text.split(whereSeparator: \.isWhitespace).flatMap { splitOverlong(String($0)) }
+        let texts = Self.words(of: segment.text).flatMap { splitOverlong($0) }
         guard !texts.isEmpty else { return [] }
         let segmentStart = segment.start
         let segmentEnd = max(segment.end, segment.start)
@@ -86,6 +87,8 @@ public struct CaptionCueBuilder: Sendable {
         within bounds: ClosedRange<Double>
     ) {
         let lookahead = 4
+        // Each word's key once, not once per token it is compared with.
+        let keys = words.map { Self.comparable($0.word) }
         var next = 0
         var lastEnd = bounds.lowerBound
         for (index, text) in texts.enumerated() {
@@ -93,7 +96,7 @@ public struct CaptionCueBuilder: Sendable {
             guard !key.isEmpty else { continue }
             var candidate = next
             while candidate < min(words.count, next + lookahead) {
-                if Self.comparable(words[candidate].word) == key {
+                if keys[candidate] == key {
                     let start = min(max(words[candidate].start, lastEnd), bounds.upperBound)
                     let end = min(max(words[candidate].end, start), bounds.upperBound)
                     starts[index] = start
@@ -107,8 +110,32 @@ public struct CaptionCueBuilder: Sendable {
         }
     }
 
-    private static func comparable(_ text: String) -> String {
-        String(text.lowercased().filter { $0.isLetter || $0.isNumber })
+    static func comparable(_ text: String) -> String {
+        // ASCII text (most of it) by its bytes: its letters and digits are exactly what
+        // `isLetter` and `isNumber` accept there, and lowercasing is a shift; the Unicode
+        // property lookups took a fifth of a caption export.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count)
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): bytes.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte + 32)
+                default: break
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(text.lowercased().filter { $0.isLetter || $0.isNumber })
+    }
+
+    /// The text's whitespace-separated words. ASCII text is split on its bytes: there the
+    /// whitespace `Character.isWhitespace` knows is tab to carriage return and space.
+    static func words(of text: String) -> [String] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) }).map { String(decoding: $0, as: UTF8.self) }
+        }
+        return text.split(whereSeparator: \.isWhitespace).map(String.init)
     }
 
     /// A token longer than a line (a URL, say) is cut into line-sized pieces.
@@ -129,20 +156,24 @@ public struct CaptionCueBuilder: Sendable {
         let capacity = layout.maxCharactersPerLine * layout.maxLinesPerCue
         var groups: [[TimedToken]] = []
         var current: [TimedToken] = []
+        // `greedyLines(current)`, kept as tokens are added rather than made again for each.
+        var lines = GreedyLines(maxCharactersPerLine: layout.maxCharactersPerLine)
         for token in tokens {
-            if !current.isEmpty,
-                greedyLines(current.map(\.text) + [token.text]).count > layout.maxLinesPerCue
-                    || token.end - current[0].start > layout.maxCueSeconds
-            {
+            let withToken = lines.adding(token.text)
+            if !current.isEmpty, withToken.count > layout.maxLinesPerCue || token.end - current[0].start > layout.maxCueSeconds {
                 groups.append(current)
                 current = []
+                lines = GreedyLines(maxCharactersPerLine: layout.maxCharactersPerLine).adding(token.text)
+            } else {
+                lines = withToken
             }
             current.append(token)
             // A sentence that ends past the middle of a cue ends the cue: easier to read than a cue
             // that starts a new sentence with one or two words.
-            if Self.endsSentence(token.text), current.map(\.text).joined(separator: " ").count * 2 >= capacity {
+            if Self.endsSentence(token.text), Self.joinedLength(current.map(\.text)) * 2 >= capacity {
                 groups.append(current)
                 current = []
+                lines = GreedyLines(maxCharactersPerLine: layout.maxCharactersPerLine)
             }
         }
         if !current.isEmpty { groups.append(current) }
@@ -152,6 +183,36 @@ public struct CaptionCueBuilder: Sendable {
     private static func endsSentence(_ token: String) -> Bool {
         guard let last = token.last(where: { $0 != "\"" && $0 != "'" && $0 != ")" && $0 != "”" && $0 != "’" }) else { return false }
         return last == "." || last == "?" || last == "!" || last == "…"
+    }
+
+    /// `greedyLines` one word at a time: how many lines, and the last one.
+    private struct GreedyLines {
+        let maxCharactersPerLine: Int
+        var count = 0
+        var line = ""
+        var lineLength = 0
+
+        init(maxCharactersPerLine: Int) {
+            self.maxCharactersPerLine = maxCharactersPerLine
+        }
+
+        func adding(_ word: String) -> GreedyLines {
+            var next = self
+            let wordLength = word.count
+            if line.isEmpty {
+                next.count += 1
+                next.line = word
+                next.lineLength = wordLength
+            } else if lineLength + 1 + wordLength <= maxCharactersPerLine {
+                next.line += " " + word
+                next.lineLength = next.line.count
+            } else {
+                next.count += 1
+                next.line = word
+                next.lineLength = wordLength
+            }
+            return next
+        }
     }
 
     /// Fills lines one word at a time: the fewest lines the words can take.
@@ -178,6 +239,26 @@ public struct CaptionCueBuilder: Sendable {
         guard greedy.count == 2 else { return greedy }
         var best = greedy
         var bestDifference = abs(greedy[0].count - greedy[1].count)
+        if words.allSatisfy(Self.isASCII) {
+            // ASCII words: a joined line's length is the words' bytes and the spaces between,
+            // so each break is weighed without making its two lines.
+            let lengths = words.map(\.utf8.count)
+            let total = lengths.reduce(0, +) + words.count - 1
+            var topLength = -1
+            var bestBreak: Int?
+            for breakIndex in 1..<words.count {
+                topLength += lengths[breakIndex - 1] + 1
+                let bottomLength = total - topLength - 1
+                guard topLength <= layout.maxCharactersPerLine, bottomLength <= layout.maxCharactersPerLine else { continue }
+                let difference = abs(topLength - bottomLength)
+                if difference < bestDifference {
+                    bestBreak = breakIndex
+                    bestDifference = difference
+                }
+            }
+            guard let bestBreak else { return best }
+            return [words[..<bestBreak].joined(separator: " "), words[bestBreak...].joined(separator: " ")]
+        }
         for breakIndex in 1..<words.count {
             let top = words[..<breakIndex].joined(separator: " ")
             let bottom = words[breakIndex...].joined(separator: " ")
@@ -189,6 +270,16 @@ public struct CaptionCueBuilder: Sendable {
             }
         }
         return best
+    }
+
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// `texts.joined(separator: " ").count`, without the join for ASCII text.
+    private static func joinedLength(_ texts: [String]) -> Int {
+        guard texts.allSatisfy(isASCII) else { return texts.joined(separator: " ").count }
+        return texts.reduce(0) { $0 + $1.utf8.count } + max(0, texts.count - 1)
     }
 
     // MARK: Order

@@ -17,6 +17,8 @@ public struct SRTFormatter: Sendable {
 
     /// The arrow is the only sequence that would break a cue apart.
     static func sanitize(_ line: String) -> String {
-        line.replacingOccurrences(of: "-->", with: "->")
+        // Most lines have no `>`: no Foundation search for them.
+        guard line.utf8.contains(UInt8(ascii: ">")) else { return line }
+        return line.replacingOccurrences(of: "-->", with: "->")
     }
 }

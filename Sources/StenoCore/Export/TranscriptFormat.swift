@@ -19,14 +19,10 @@ public enum TranscriptFormat: String, Sendable, CaseIterable, Codable {
     }
 
     /// Renders `transcript` in this format. Flagged text (held back by the gates) is in the
-    /// JSON alone, marked with its reason; the other formats are what was said.
+    /// JSON alone, marked with its reason; the other formats are what was said. The same
+    /// encoder writes exports piece by piece (`TranscriptEncoder`); the whole-transcript
+    /// formatters (`PlainTextFormatter` and the others) are the reference its tests compare with.
     public func render(_ transcript: Transcript, layout: CaptionLayout = CaptionLayout()) throws -> String {
-        switch self {
-        case .txt: PlainTextFormatter().format(transcript.withoutFlagged)
-        case .srt: SRTFormatter(layout: layout).format(transcript.withoutFlagged)
-        case .vtt: WebVTTFormatter(layout: layout).format(transcript.withoutFlagged)
-        case .json: try TranscriptJSONFormatter().format(transcript)
-        case .podcast: try PodcastTranscriptFormatter().format(transcript.withoutFlagged)
-        }
+        try TranscriptEncoder.encode(transcript, format: self, layout: layout)
     }
 }

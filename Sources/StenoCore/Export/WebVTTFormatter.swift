@@ -24,7 +24,9 @@ public struct WebVTTFormatter: Sendable {
 
     /// WebVTT text is markup: `&`, `<` and `>` must be escaped, which also removes any `-->`.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;")
+        // Most text has none of the three: no Foundation search for it.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else { return text }
+        return text.replacingOccurrences(of: "&", with: "&amp;")
             .replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
     }

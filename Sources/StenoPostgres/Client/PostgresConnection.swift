@@ -257,7 +257,12 @@ public final class PostgresConnection: @unchecked Sendable {
             do throws(PostgresError) {
                 let handle = try LibPQConnectionHandle(parameters: configuration.libpqParameters, prepares: configuration.preparesStatements)
                 // Timestamps are read and written in UTC, ISO format, whatever the server's defaults.
-                try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'")
+                // No JIT: PostgreSQL compiles a statement when its estimated cost passes
+                // `jit_above_cost`, and the estimates of the reporting views and progress reads
+                // on a big library pass it although they run in milliseconds to a second: the
+                // compilation took 280-800 ms of 0.6-1.7 s (bench/scale). Steno's statements are
+                // index reads of bounded size, never the long analytic scans JIT pays off for.
+                try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET jit = off")
                 self.handle = handle
                 generationOnQueue += 1
                 if attempt > 1 {

@@ -126,8 +126,9 @@ extension AdminStore {
         let row = try await client.query(
             """
             WITH media_jobs AS (
-                SELECT j.* FROM jobs j
-                WHERE j.media_id = \(mediaID) OR j.chapter_id IN (SELECT id FROM chapters WHERE media_id = \(mediaID))
+                -- Every job names its media (enqueue, chapter and chunk jobs alike), so this is
+                -- one read of `jobs_media_idx`; `OR chapter_id IN (...)` made it a scan of every job.
+                SELECT j.* FROM jobs j WHERE j.media_id = \(mediaID)
             ), retrying AS (
                 SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > now()
             ), live AS (

@@ -3,9 +3,9 @@ import StenoCore
 import StenoPostgres
 
 extension AdminStore {
-    /// The transcript of a media, or of chapter `chapter` (1-based) only, from its segments.
-    /// Chapters not transcribed yet come with no segments; `noTranscript` when none has any.
-    public func transcript(mediaID: Int64, chapter: Int? = nil) async throws -> Transcript {
+    /// The media and chapters a transcript export reads, all chapters or chapter `chapter`
+    /// (1-based) only; `noTranscript` when no chapter has a segment or a merged text.
+    public func transcriptSource(mediaID: Int64, chapter: Int? = nil) async throws -> TranscriptSource {
         let media = try await client.query(
             "SELECT id, title, source, language, duration_seconds, state FROM media WHERE id = \(mediaID)"
         ).first
@@ -14,43 +14,125 @@ extension AdminStore {
             _ = try await chapterID(mediaID: mediaID, number: chapter)
         }
         let chapterIndex = chapter.map { $0 - 1 }
+        // A chapter's last segment index is one probe of `segments (chapter_id, index)`, not a count.
         let chapterRows = try await client.query(
             """
-            SELECT id, index, title, start_seconds, end_seconds, state, text FROM chapters
-            WHERE media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR index = \(chapterIndex)::integer)
-            ORDER BY index
+            SELECT c.id, c.index, c.title, c.start_seconds, c.end_seconds, c.state, c.text,
+                   (SELECT max(s.index) FROM segments s WHERE s.chapter_id = c.id) AS last_segment
+            FROM chapters c
+            WHERE c.media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR c.index = \(chapterIndex)::integer)
+            ORDER BY c.index
             """)
-        let segmentRows = try await client.query(
-            """
-            SELECT s.chapter_id, s.start_seconds, s.end_seconds, s.text, s.words::text AS words, s.flag
-            FROM segments s JOIN chapters c ON c.id = s.chapter_id
-            WHERE s.media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR c.index = \(chapterIndex)::integer)
-            ORDER BY c.index, s.index
-            """)
-        var segmentsByChapter: [Int64: [Transcript.Segment]] = [:]
-        for row in segmentRows {
-            let segment = Transcript.Segment(
-                start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: try row.decode("text"),
-                words: try words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self))
-            segmentsByChapter[try row.decode("chapter_id"), default: []].append(segment)
+        var chapters: [Transcript.Chapter] = []
+        var ids: [Int64] = []
+        var lastSegments: [Int?] = []
+        for row in chapterRows {
+            chapters.append(
+                Transcript.Chapter(
+                    number: try row.decode("index", as: Int.self) + 1, title: try row.decode("title"),
+                    start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), state: try row.decode("state"),
+                    text: try row.decode("text"), segments: []))
+            ids.append(try row.decode("id"))
+            lastSegments.append(try row.decode("last_segment"))
         }
-        let chapters = try chapterRows.map { row in
-            let id: Int64 = try row.decode("id")
-            return Transcript.Chapter(
-                number: try row.decode("index", as: Int.self) + 1, title: try row.decode("title"),
-                start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), state: try row.decode("state"),
-                text: try row.decode("text"), segments: segmentsByChapter[id] ?? [])
-        }
-        guard chapters.contains(where: { !$0.segments.isEmpty || $0.text?.isEmpty == false }) else {
+        guard zip(chapters, lastSegments).contains(where: { $1 != nil || $0.text?.isEmpty == false }) else {
             let state = try media.decode("state", as: MediaState.self)
             throw AdminError(
                 .noTranscript,
                 chapter.map { "chapter \($0) of media \(mediaID) has no transcript yet" } ?? "media \(mediaID) has no transcript yet (it is \(state.rawValue))",
                 hint: Self.noTranscriptHint(mediaID: mediaID, state: state))
         }
-        return Transcript(
+        let outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
+        return TranscriptSource(outline: outline, chapterIDs: ids, lastSegmentIndexes: lastSegments)
+    }
+
+    /// Writes `source`'s transcript in `format` through `write`, piece by piece: segments are
+    /// read in batches of `batchSize` indexes (`segments (chapter_id, index)`), word times
+    /// only for the formats that show or time by them, flagged segments only for JSON, and each
+    /// batch's output goes to `write` while the next batch is read. A 40-hour book never sits
+    /// in memory whole, as rows or as output.
+    ///
+    /// Batches are ranges of indexes, not "the next N after the last": with `index > $last
+    /// LIMIT N` the planner, which expects a chapter of a few dozen segments, read the rest of
+    /// the chapter for every batch (bench/scale). The batches are separate statements, so a
+    /// chapter merged again during an export (`steno retry`) may be read partly before and
+    /// partly after; no connection is held between them, however slowly the output is taken.
+    public func exportTranscript(
+        _ source: TranscriptSource, format: TranscriptFormat, layout: CaptionLayout = CaptionLayout(), batchSize: Int = 2000,
+        write: (String) async throws -> Void
+    ) async throws {
+        precondition(batchSize > 0, "a batch holds at least one segment")
+        var encoder = TranscriptEncoder(format: format, outline: source.outline, layout: layout)
+        let words = encoder.readsWords
+        let flagged = encoder.readsFlagged
+        var output = ""
+        for (index, chapterID) in source.chapterIDs.enumerated() where encoder.readsSegments(ofChapter: index) {
+            guard let last = source.lastSegmentIndexes[index] else { continue }
+            var first = 0
+            var batch = try await segments(chapterID: chapterID, from: first, count: batchSize, words: words, flagged: flagged)
+            while true {
+                // The next batch is read while this one is written: the export takes about as
+                // long as the longer of the two, not their sum.
+                let nextFirst = first + batchSize
+                let next: Task<[Transcript.Segment], any Error>? =
+                    nextFirst <= last
+                    ? Task { try await segments(chapterID: chapterID, from: nextFirst, count: batchSize, words: words, flagged: flagged) } : nil
+                do {
+                    try encoder.append(batch, chapter: index, to: &output)
+                    if !output.isEmpty {
+                        try await write(output)
+                        output = ""
+                    }
+                } catch {
+                    next?.cancel()
+                    throw error
+                }
+                guard let next else { break }
+                batch = try await next.value
+                first = nextFirst
+            }
+        }
+        try encoder.finish(to: &output)
+        try await write(output)
+    }
+
+    /// The whole transcript in memory, every segment with its words and flag: for the callers
+    /// that need the values (the OpenAI endpoint's text), not for exports.
+    public func transcript(mediaID: Int64, chapter: Int? = nil) async throws -> Transcript {
+        let source = try await transcriptSource(mediaID: mediaID, chapter: chapter)
+        var transcript = source.outline
+        for (index, chapterID) in source.chapterIDs.enumerated() {
+            guard let last = source.lastSegmentIndexes[index] else { continue }
+            for first in stride(from: 0, through: last, by: 5000) {
+                transcript.chapters[index].segments += try await segments(chapterID: chapterID, from: first, count: 5000, words: true, flagged: true)
+            }
+        }
+        return transcript
+    }
+
+    /// The segments of a chapter whose index is in `from..<from + count`, in order.
+    private func segments(chapterID: Int64, from first: Int, count: Int, words: Bool, flagged: Bool) async throws -> [Transcript.Segment] {
+        // Two texts rather than a parameter, so that a text export never reads or sends the
+        // words' JSON (a third of a segment row).
+        let wordsColumn: PostgresQuery = words ? "words::text" : "NULL::text"
+        let rows = try await client.query(
+            """
+            SELECT start_seconds, end_seconds, text, \(wordsColumn) AS words, flag
+            FROM segments
+            WHERE chapter_id = \(chapterID) AND index >= \(first) AND index < \(first + count) AND (\(flagged)::boolean OR flag IS NULL)
+            ORDER BY index
+            """)
+        var segments: [Transcript.Segment] = []
+        segments.reserveCapacity(rows.count)
+        for row in rows {
+            segments.append(
+                Transcript.Segment(
+                    start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: try row.decode("text"),
+                    words: try self.words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self)))
+        }
+        return segments
     }
 
     /// `segments.words`: an array of `{"word", "start", "end"}`, or NULL. A malformed array is
@@ -58,7 +140,7 @@ extension AdminStore {
     func words(from json: String?) -> [Transcript.Word]? {
         guard let json else { return nil }
         do {
-            return try JSONDecoder().decode([Transcript.Word].self, from: Data(json.utf8))
+            return try WordTimesJSON.decode(json)
         } catch {
             logger.warning("ignoring malformed word times in a segment", metadata: ["error": "\(error)"])
             return nil

@@ -35,7 +35,13 @@ extension JobStore {
         // for its own transaction only): a claim lost in a server crash leaves the job queued,
         // to be claimed again, and the lease fence keeps the first claimant from writing. Every
         // end of an attempt still waits for its flush.
-        let only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        var only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        // Without chunks (a paused or failing backend), the claim reads the partial index of
+        // the other kinds (`jobs_claim_other_idx`, migration 0015), whose predicate the planner
+        // must see in the text: in `jobs_claim_idx` it walked past every queued chunk job.
+        if let kinds, !kinds.contains(.chunk) {
+            only = "\(only) AND kind <> \(literal: JobKind.chunk)"
+        }
         // A literal, not a parameter: each text keeps its own plan, on its own partial index.
         let which: PostgresQuery = alone ? "AND runs_alone" : "AND NOT runs_alone"
         let rows = try await connection.query(
