@@ -6,9 +6,9 @@ import Testing
 
 /// What a worker costs the database in sessions: at most three at any concurrency, and a fleet
 /// behind PgBouncer in transaction mode keeps one direct session a worker for LISTEN and its
-/// liveness lock.
-@Suite("Database connections", .serialized, .timeLimit(.minutes(5)))
-struct DatabaseConnectionTests {
+/// liveness lock. In the serialized suite of worker processes: each runs a worker process,
+/// which beside the other process tests would load the two cores the timed tests share.
+extension WorkerProcessTests {
     /// The most sessions named `applicationName` held in `database` at once, sampled
     /// every 20 ms while `body` runs.
     static func peakSessions(
@@ -38,14 +38,17 @@ struct DatabaseConnectionTests {
 
     @Test("a worker running 16 jobs at once holds at most 3 database sessions: 2 pooled and the one that listens")
     func threeSessionsAtHighConcurrency() async throws {
+        // A backend that answers at once: the chunk jobs overlap, and no model loads the cores.
+        let backend = try FaultServer(replies: [], then: .json(200, #"{"text":"Heard."}"#))
+        defer { backend.stop() }
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
-            try await RunningASRBackend.with { asr in
+            do {
                 let worker = try WorkerProcess(id: "sessions-worker", environment: [
                     "STENO_DATABASE_URL": database.configuration.connectionString,
-                    "STENO_BACKEND_URL": asr.baseURL,
+                    "STENO_BACKEND_URL": backend.baseURL,
                     "STENO_CHUNK_SECONDS": "4",
                     "STENO_WORKER_CONCURRENCY": "16",
                     "STENO_LOG_LEVEL": "warning",
@@ -73,15 +76,17 @@ struct DatabaseConnectionTests {
         }
         let bouncer = try PgBouncer(clusterDirectory: String(host), poolSize: 3)
         defer { bouncer.stop() }
+        let backend = try FaultServer(replies: [], then: .json(200, #"{"text":"Heard."}"#))
+        defer { backend.stop() }
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
-            try await RunningASRBackend.with { asr in
+            do {
                 let worker = try WorkerProcess(id: "pooled-worker", environment: [
                     "STENO_DATABASE_URL": bouncer.connectionString + " dbname=\(database.name) application_name=steno-pooled",
                     "STENO_DATABASE_DIRECT_URL": database.configuration.connectionString,
-                    "STENO_BACKEND_URL": asr.baseURL,
+                    "STENO_BACKEND_URL": backend.baseURL,
                     "STENO_CHUNK_SECONDS": "4",
                     "STENO_WORKER_CONCURRENCY": "8",
                     "STENO_LOG_LEVEL": "warning",

@@ -90,10 +90,11 @@ public final class WorkerRuntime: Service, Sendable {
     }
 
     /// How long a graceful shutdown may take before the group cancels what is left: the grace
-    /// period for running jobs, the claimer's hand-back, and a few seconds for the last
-    /// statements, so a database that is away cannot hold the exit longer.
+    /// period for running jobs, the claimer's hand-back, and 2 s more for the last statements
+    /// (the `stopped` mark gets at least those, and what the drain left), so a database that is
+    /// away cannot hold the exit longer.
     static func shutdownLimit(grace: Duration) -> Duration {
-        grace + JobClaimer.handBackLimit + .seconds(4)
+        grace + JobClaimer.handBackLimit + .seconds(2)
     }
 
     /// Whether the database answers a trivial query within two seconds.
