@@ -4,7 +4,10 @@ import Testing
 @testable import StenoTranscription
 
 /// Many uploads from one process at once, without holding Swift's cooperative threads.
-@Suite struct ConcurrencyTests {
+///
+/// Serialized, and run by `scripts/test` beside the cancellation bounds only: a free cooperative
+/// pool is what one test measures, and other tests would take it.
+@Suite(.serialized) struct ConcurrencyTests {
     @Test func twentyConcurrentUploadsRunTogether() async throws {
         let delay = Duration.milliseconds(600)
         let server = try FaultServer(replies: [], then: .json(200, FaultServer.minimalTranscription, delay: delay))

@@ -16,11 +16,10 @@ import time
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 DESKTOP = (1280, 800)
@@ -86,8 +85,27 @@ class Browser:
         not always wait for the navigation a click starts, and the old page would be read."""
         old = self.find("html")
         element.click()
-        self.wait(lambda: staleness_of(old)(self.driver), seconds, "the click did not lead to another page")
-        self.wait(lambda: self.js("return document.readyState") == "complete", seconds, "the page did not finish loading")
+        self.wait(lambda: self.gone(old), seconds, "the click did not lead to another page")
+        self.wait(self.loaded, seconds, "the page did not finish loading")
+
+    @staticmethod
+    def gone(element):
+        """True once `element` belongs to a page that is no longer shown. While the browser is
+        between two pages, chromedriver may answer any command with an error other than a stale
+        element (it cannot reach the document): that is "not yet", asked again at the next poll."""
+        try:
+            element.tag_name
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException:
+            return False
+
+    def loaded(self):
+        try:
+            return self.js("return document.readyState") == "complete"
+        except WebDriverException:
+            return False
 
     def js(self, script, *arguments):
         return self.driver.execute_script(script, *arguments)
