@@ -8,7 +8,8 @@ extension Steno {
             abstract: "Delete media with their chapters, chunks, transcripts, jobs and history.",
             discussion: HelpText.withExamples("""
                 Running jobs are told to stop first; their workers then write nothing. The source
-                files are not touched.
+                files are not touched here: a recording uploaded through steno-api is removed by
+                steno-api's hourly sweep of its upload directory (docs/api.md).
 
                 \(StenoExitCode.help)
                 """, examples: [

@@ -46,12 +46,13 @@ struct StateConstraintTests {
         }
     }
 
-    /// The statements of StenoStore name states only through the enums: a state typed as a
-    /// quoted word in SQL would not be checked against them.
-    @Test("no statement of StenoStore writes a state as a quoted word")
+    /// The statements of StenoStore name states, job kinds, failure classes and attempt outcomes
+    /// only through the enums: a word typed in quotes in SQL would not be checked against them.
+    @Test("no statement of StenoStore writes a state, a kind, a failure class or an outcome as a quoted word")
     func noQuotedStates() throws {
         let words = Self.cases(MediaState.self).union(Self.cases(ChapterState.self)).union(Self.cases(ChunkState.self))
-            .union(Self.cases(JobState.self)).union(Self.cases(WorkerState.self))
+            .union(Self.cases(JobState.self)).union(Self.cases(WorkerState.self)).union(Self.cases(JobKind.self))
+            .union(Self.cases(FailureClass.self)).union(Self.cases(JobAttempt.Outcome.self))
         let folder = PackageRoot.url.appendingPathComponent("Sources/StenoStore")
         let files = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
         var found: [String] = []

@@ -75,6 +75,45 @@ struct FleetRateLimitTests {
         }
     }
 
+    @Test("a request whose statement waits on a locked bucket still leaves at once when its job is cancelled")
+    func cancelWhileTheStatementWaits() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let holder = database.client(maxConnections: 1)
+            defer { Task { await client.shutdown(); await holder.shutdown() } }
+            let gate = FleetRateGate(client: client, metrics: WorkerMetrics(), logger: Logger(label: "steno.test.rate"))
+            let limit = RateLimit(requestsPerMinute: 60)
+            try await gate.admit(backend: "locked", limit: limit, audioSeconds: 0, cancellation: CancellationSignal())
+            // Another session holds the bucket's row, as another worker's turn does inside its
+            // transaction, so the next turn's statement waits in the database.
+            let locked = Latch()
+            let release = Latch()
+            let holding = Task {
+                try await holder.withTransaction { connection in
+                    _ = try await connection.query("SELECT 1 AS held FROM backend_rate_limits WHERE backend = \("locked") FOR UPDATE")
+                    locked.open()
+                    _ = await release.wait()
+                }
+            }
+            _ = await locked.wait()
+            let signal = CancellationSignal()
+            let waiting = Task { try await gate.admit(backend: "locked", limit: limit, audioSeconds: 0, cancellation: signal) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await client.query(
+                "SELECT count(*) AS waits FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ).single().decode("waits", as: Int.self) == 0 {
+                try #require(ContinuousClock.now < deadline, "the second turn's statement never waited for the lock")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let cancelled = ContinuousClock.now
+            signal.cancel()
+            await #expect(throws: TranscriptionError.self) { try await waiting.value }
+            #expect(ContinuousClock.now - cancelled < .milliseconds(500), "the cancelled request waited for its statement")
+            release.open()
+            try await holding.value
+        }
+    }
+
     @Test("workers send no more than the limit to the backend, and steno workers shows it")
     func workersKeepTheLimit() async throws {
         let backend = try FaultServer(replies: [], then: .json(200, #"{"text":"Heard."}"#))

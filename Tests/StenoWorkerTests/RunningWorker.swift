@@ -14,6 +14,20 @@ struct RunningWorker {
     let runtime: WorkerRuntime
     /// The port of `/healthz`, `/readyz` and `/metrics`.
     let httpPort: Int
+    let workerID: String
+
+    /// Waits until the worker holds its liveness lock, the last step before it claims: `with`
+    /// returns once the HTTP server listens, and on a loaded machine the worker has then not
+    /// always read the schema yet.
+    func waitUntilPresent(_ client: PostgresClient, within limit: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await client.query(
+            "SELECT 1 AS present FROM workers WHERE id = \(workerID) AND liveness_locked_at IS NOT NULL"
+        ).isEmpty {
+            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("worker \(workerID) was not present within \(limit)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
 
     static func with<Result>(
         database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
@@ -55,7 +69,7 @@ struct RunningWorker {
         }
         let result: Result
         do {
-            result = try await body(RunningWorker(runtime: runtime, httpPort: port))
+            result = try await body(RunningWorker(runtime: runtime, httpPort: port, workerID: settings.workerID))
         } catch {
             await group.triggerGracefulShutdown()
             _ = await running.result

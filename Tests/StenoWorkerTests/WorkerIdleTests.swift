@@ -53,7 +53,9 @@ struct WorkerIdleTests {
                 // Each loop once polled on a timer of its own (claims and notices every second in
                 // these tests, rescues every 2 s: 2.9 statements a second, against the heartbeat's
                 // 0.4); a stale wake-up once made it thousands.
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { worker in
+                    // Present, then 2 s for its first claims and its first look for notices.
+                    try await worker.waitUntilPresent(client)
                     try await Task.sleep(for: .seconds(2))
                     expectOnlyHeartbeats(try await statements(client, over: .seconds(12)), over: .seconds(12), when: "fresh")
 

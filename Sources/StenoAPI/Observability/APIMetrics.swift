@@ -5,13 +5,15 @@ import Synchronization
 
 /// The API server's metrics, through swift-metrics into a Prometheus registry of its own (as
 /// the worker's): requests by route and status with their latency, refusals by reason, upload
-/// bytes, and the event-stream clients connected.
+/// bytes, the event-stream clients connected, and the left-over uploads swept.
 public final class APIMetrics: Sendable {
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
 
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let uploadBytes: CoreMetrics.Counter
+    private let sweptUploads: CoreMetrics.Counter
+    private let sweptUploadBytes: CoreMetrics.Counter
     private let eventClients: CoreMetrics.Gauge
     /// The handles of each route's series, made once: looking one up in the registry on every
     /// request cost more than the rest of the middleware.
@@ -25,6 +27,8 @@ public final class APIMetrics: Sendable {
         self.factory = factory
         uploadBytes = CoreMetrics.Counter(label: "steno_api_upload_bytes_total", factory: factory)
         eventClients = CoreMetrics.Gauge(label: "steno_api_event_clients", factory: factory)
+        sweptUploads = CoreMetrics.Counter(label: "steno_api_uploads_swept_total", factory: factory)
+        sweptUploadBytes = CoreMetrics.Counter(label: "steno_api_uploads_swept_bytes_total", factory: factory)
     }
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
@@ -51,6 +55,11 @@ public final class APIMetrics: Sendable {
 
     func recordUpload(bytes: Int) {
         uploadBytes.increment(by: bytes)
+    }
+
+    func recordSweptUploads(files: Int, bytes: Int64) {
+        sweptUploads.increment(by: files)
+        sweptUploadBytes.increment(by: Int(bytes))
     }
 
     func setEventClients(_ count: Int) {

@@ -46,12 +46,20 @@ public final class APIServer: Sendable {
     /// The port the server listens on, once it does (useful with port 0).
     public var port: Int? { boundPort.withLock { $0 } }
 
-    /// The services to run in one group: the HTTP server, the event hub and the key-usage writer.
+    /// The services to run in one group: the HTTP server, the event hub, the key-usage writer and,
+    /// with an upload directory, its sweeper.
     public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        [
+        var services: [any Service] = [
             makeApplication(onListening: onListening), hub,
             KeyUsageRecorder(authenticator: authenticator, keys: keys, interval: .seconds(60), logger: logger),
         ]
+        if let uploadSweeper { services.append(uploadSweeper) }
+        return services
+    }
+
+    /// Removes uploads no media names any more; none without an upload directory.
+    var uploadSweeper: UploadSweeper? {
+        configuration.uploadDirectory.map { UploadSweeper(directory: $0, store: store, metrics: metrics, logger: logger) }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, and returns.

@@ -19,8 +19,9 @@ public struct PostgresConfiguration: Sendable {
     /// PgBouncer (`STENO_DATABASE_DIRECT_URL`). Nil: the same place as statements.
     public var directConnectionString: String?
     /// Whether statements are prepared by name once per session. Off behind a pooler in
-    /// transaction mode, which gives each transaction whichever server session is free.
-    public var preparesStatements: Bool
+    /// transaction mode, which gives each transaction whichever server session is free; so
+    /// derived from `directConnectionString`, which names the direct server only behind one.
+    public var preparesStatements: Bool { directConnectionString == nil }
 
     public init(
         connectionString: String = "",
@@ -31,7 +32,6 @@ public struct PostgresConfiguration: Sendable {
         directConnectionString: String? = nil
     ) {
         self.directConnectionString = directConnectionString
-        self.preparesStatements = directConnectionString == nil
         self.connectionString = connectionString
         self.password = password
         self.applicationName = applicationName
@@ -56,7 +56,6 @@ public struct PostgresConfiguration: Sendable {
         var direct = self
         direct.connectionString = directConnectionString ?? connectionString
         direct.directConnectionString = nil
-        direct.preparesStatements = true
         return direct
     }
 

@@ -87,7 +87,7 @@ extension AdminStore {
                               SELECT 1 FROM chunks k WHERE k.id = j.chunk_id AND k.state IN (\(literals: [ChunkState.failed, .cancelled]))))
                       AND (j.chapter_id IS NULL OR EXISTS (
                               SELECT 1 FROM chapters c WHERE c.id = j.chapter_id AND c.state <> \(ChapterState.succeeded)))
-                      AND (j.kind <> 'media' OR NOT EXISTS (SELECT 1 FROM chapters c WHERE c.media_id = \(mediaID)))
+                      AND (j.kind <> \(literal: JobKind.media) OR NOT EXISTS (SELECT 1 FROM chapters c WHERE c.media_id = \(mediaID)))
                     RETURNING j.id, j.kind, j.chapter_id, j.chunk_id
                 ), chunks_back AS (
                     UPDATE chunks k
@@ -98,8 +98,8 @@ extension AdminStore {
                     UPDATE chapters c
                     SET state = r.next_state, error_class = NULL, error_message = NULL, finished_at = NULL, updated_at = now()
                     FROM (SELECT chapter_id,
-                                 CASE WHEN bool_or(kind = 'chapter') THEN \(literal: ChapterState.queued)
-                                      WHEN bool_or(kind = 'chunk') THEN \(literal: ChapterState.transcribing)
+                                 CASE WHEN bool_or(kind = \(literal: JobKind.chapter)) THEN \(literal: ChapterState.queued)
+                                      WHEN bool_or(kind = \(literal: JobKind.chunk)) THEN \(literal: ChapterState.transcribing)
                                       ELSE \(literal: ChapterState.merging) END AS next_state
                           FROM requeued WHERE chapter_id IS NOT NULL GROUP BY chapter_id) AS r
                     WHERE c.id = r.chapter_id

@@ -98,7 +98,7 @@ extension AdminStore {
                    extract(epoch FROM now() - min(run_at) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= now()))::float8 AS oldest_ready
             FROM jobs WHERE state IN (\(literals: [JobState.queued, .running]))
             GROUP BY kind, state
-            ORDER BY array_position(ARRAY['media', 'chapter', 'chunk', 'merge'], kind), state DESC
+            ORDER BY array_position(ARRAY[\(literals: JobKind.allCases)], kind), state DESC
             """)
         let queue = try rows.map { row in
             OperationsReport.QueueDepth(

@@ -135,7 +135,7 @@ extension AdminStore {
                 SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > now() - interval '60 seconds'
             )
             SELECT (SELECT state FROM media WHERE id = \(mediaID)) AS media_state,
-                   (SELECT count(*) FROM media_jobs WHERE state = \(JobState.queued) AND kind = 'chunk') AS queued_chunks,
+                   (SELECT count(*) FROM media_jobs WHERE state = \(JobState.queued) AND kind = \(literal: JobKind.chunk)) AS queued_chunks,
                    (SELECT count(*) FROM retrying) AS retrying,
                    (SELECT min(run_at) FROM retrying) AS next_retry,
                    (SELECT COALESCE(max(attempt), 0) FROM retrying) AS highest_attempt,

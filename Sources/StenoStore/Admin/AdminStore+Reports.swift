@@ -29,7 +29,7 @@ extension AdminStore {
                 WHERE finished_at >= \(since) AND state IN (\(literals: [JobState.succeeded, .failed, .cancelled]))
             ) AS j
             GROUP BY kind, state
-            ORDER BY array_position(ARRAY['media', 'chapter', 'chunk', 'merge'], kind),
+            ORDER BY array_position(ARRAY[\(literals: JobKind.allCases)], kind),
                      array_position(ARRAY[\(literals: [JobState.queued, .running, .succeeded, .failed, .cancelled])], state)
             """
         ).map { row in

@@ -77,10 +77,10 @@ extension WorkStore {
         try await connection.query(
             """
             INSERT INTO jobs (kind, priority, media_id, chapter_id, chunk_id)
-            SELECT 'chunk', \(priority.rawValue), k.media_id, k.chapter_id, k.id
+            SELECT \(literal: JobKind.chunk), \(priority.rawValue), k.media_id, k.chapter_id, k.id
             FROM chunks k
             WHERE k.chapter_id = \(chapterID) AND k.state = \(literal: ChunkState.queued)
-              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chunk_id = k.id AND j.kind = 'chunk')
+              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chunk_id = k.id AND j.kind = \(literal: JobKind.chunk))
             ORDER BY k.start_seconds
             """)
     }

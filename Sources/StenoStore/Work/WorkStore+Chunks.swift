@@ -196,7 +196,7 @@ extension WorkStore {
         try await connection.query(
             """
             INSERT INTO jobs (kind, priority, media_id, chapter_id)
-            SELECT 'merge', \(priority.rawValue), \(mediaID), \(chapterID)
+            SELECT \(literal: JobKind.merge), \(priority.rawValue), \(mediaID), \(chapterID)
             WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE chapter_id = \(chapterID) AND kind = \(literal: JobKind.merge) AND state IN (\(literals: [JobState.queued, .running])))
             """)
         return true

@@ -71,10 +71,10 @@ extension WorkStore {
             try await connection.query(
                 """
                 INSERT INTO jobs (kind, priority, media_id, chapter_id)
-                SELECT 'chapter', \(media.priority.rawValue), c.media_id, c.id
+                SELECT \(literal: JobKind.chapter), \(media.priority.rawValue), c.media_id, c.id
                 FROM chapters c
                 WHERE c.media_id = \(media.id) AND c.index = ANY(\(chapters.map(\.index))::integer[]) AND c.state = \(literal: ChapterState.queued)
-                  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chapter_id = c.id AND j.kind = 'chapter')
+                  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chapter_id = c.id AND j.kind = \(literal: JobKind.chapter))
                 ORDER BY c.index
                 """)
             try await complete(lease, on: connection)

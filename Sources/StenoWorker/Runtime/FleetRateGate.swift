@@ -33,18 +33,35 @@ public final class FleetRateGate: TranscriptionRequestGate {
             lines[backend] = line
             return line
         }
-        let turn = Task { [self] in
+        let turn = Turn()
+        let task = Task { [self] in
+            defer { turn.settled.open() }
             try await line.withResource { _ in try await self.wait(backend: backend, limit: limit, audioSeconds: audioSeconds, cancellation: cancellation) }
+            turn.grant()
         }
-        let registration = cancellation.onCancel { turn.cancel() }
+        // A cancelled job leaves at once. Its turn is cancelled and ends on its own: a statement
+        // in flight is cancelled on the server (a request on a connection of its own) and rolled
+        // back, round trips a loaded machine stretches (a cancel took 0.67 s in CI when admit
+        // waited for them). A token that statement still takes goes unused, which errs on the
+        // side of the limit.
+        let registration = cancellation.onCancel { task.cancel(); turn.settled.open() }
         defer { cancellation.removeHandler(registration) }
-        do {
-            // A turn that took its token is sent, even if the job was cancelled meanwhile: the
-            // client checks cancellation again before the request.
-            try await withTaskCancellationHandler { try await turn.value } onCancel: { turn.cancel() }
-        } catch {
-            throw TranscriptionError(.cancelled, .cancelled, "the transcription was cancelled while it waited for the backend's rate limit", backend: backend)
-        }
+        _ = await turn.settled.wait()
+        // A turn that took its token is sent, even if the job was cancelled meanwhile: the
+        // client checks cancellation again before the request.
+        guard !turn.isGranted else { return }
+        task.cancel()
+        throw TranscriptionError(.cancelled, .cancelled, "the transcription was cancelled while it waited for the backend's rate limit", backend: backend)
+    }
+
+    /// One request's turn in its backend's line: settled when it is granted (or let through
+    /// because the database cannot be asked), when it ends cancelled, or when its job is cancelled.
+    private final class Turn: Sendable {
+        let settled = Latch()
+        private let granted = Atomic<Bool>(false)
+
+        var isGranted: Bool { granted.load(ordering: .acquiring) }
+        func grant() { granted.store(true, ordering: .releasing) }
     }
 
     private func wait(backend: String, limit: RateLimit, audioSeconds: Double, cancellation: CancellationSignal) async throws {

@@ -29,7 +29,7 @@ struct LeaseKeeper: Service {
         guard await signals.awaitPresence() else { return }
         // Both loops talk mostly to the database: they run on its client's threads, where a
         // statement costs no hop off Swift's cooperative pool and back.
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.onDatabaseThreads { await keepLeases() } }
                 group.addTask { await client.onDatabaseThreads { await rescue() } }

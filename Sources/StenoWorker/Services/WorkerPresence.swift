@@ -33,7 +33,7 @@ struct WorkerPresence: Service {
         signals.present.open()
         // Cancelled at this service's turn to stop, which closes the listening session. A listener
         // that gave up (logged) leaves the worker polling with its heartbeat, still present.
-        try? await cancelWhenGracefulShutdown { await listen(events) }
+        await cancelWhenGracefulShutdown { await listen(events) }
         try? await gracefulShutdown()
         do {
             try await store.deregister(workerID: configuration.workerID)
