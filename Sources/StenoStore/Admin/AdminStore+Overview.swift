@@ -49,19 +49,10 @@ extension AdminStore {
     private func failureGroups(tenant: String) async throws -> [FleetOverview.FailureGroup] {
         try await client.query(
             """
-            WITH failed AS (
-                SELECT m.id, coalesce(m.error_class, 'unknown') AS error_class, m.error_message AS message, m.updated_at AS at, true AS final
-                FROM media m WHERE m.state = \(literal: MediaState.failed) AND m.tenant = \(tenant)
-            ), retrying AS (
-                SELECT DISTINCT ON (m.id) m.id, coalesce(j.error_class, 'unknown') AS error_class, j.error_message AS message, j.updated_at AS at, false AS final
-                FROM media m JOIN jobs j ON j.media_id = m.id
-                WHERE m.state IN (\(literals: [MediaState.queued, .probing, .transcribing])) AND m.tenant = \(tenant)
-                  AND j.state = \(literal: JobState.queued) AND j.attempt > 0 AND j.error_class IS NOT NULL
-                ORDER BY m.id, j.updated_at DESC
-            )
+            WITH troubled AS (\(Self.troubledMedia(tenant: tenant)))
             SELECT error_class, count(*) FILTER (WHERE final) AS failed_media, count(*) FILTER (WHERE NOT final) AS retrying_media,
                    (array_agg(message ORDER BY at DESC) FILTER (WHERE message IS NOT NULL))[1] AS last_message, max(id) AS newest_media
-            FROM (SELECT * FROM failed UNION ALL SELECT * FROM retrying) f
+            FROM troubled
             GROUP BY error_class ORDER BY count(*) DESC, error_class
             """
         ).map { row in
@@ -70,6 +61,25 @@ extension AdminStore {
                 retryingMedia: try row.decode("retrying_media"), lastMessage: try row.decode("last_message"),
                 newestMediaID: try row.decode("newest_media"))
         }
+    }
+
+    /// The one rule for which class a tenant's media in trouble is counted under, one row per
+    /// media (`id, error_class, message, at, final`): a failed media under the class it failed
+    /// with (`final`), an unfinished one under the class of its latest failed job that waits to
+    /// retry. The overview's groups and the groups' actions (`failedMediaIDs`,
+    /// `retryingMediaIDs`) all read it, so an action reaches exactly the media its group counts.
+    static func troubledMedia(tenant: String) -> PostgresQuery {
+        """
+        SELECT m.id, coalesce(m.error_class, 'unknown') AS error_class, m.error_message AS message, m.updated_at AS at, true AS final
+        FROM media m WHERE m.state = \(literal: MediaState.failed) AND m.tenant = \(tenant)
+        UNION ALL
+        (SELECT DISTINCT ON (m.id) m.id, coalesce(j.error_class, 'unknown') AS error_class, j.error_message AS message, j.updated_at AS at,
+                false AS final
+         FROM media m JOIN jobs j ON j.media_id = m.id
+         WHERE m.state IN (\(literals: [MediaState.queued, .probing, .transcribing])) AND m.tenant = \(tenant)
+           AND j.state = \(literal: JobState.queued) AND j.attempt > 0 AND j.error_class IS NOT NULL
+         ORDER BY m.id, j.updated_at DESC, j.id DESC)
+        """
     }
 
     private func fleetOverview() async throws -> FleetOverview.Fleet {

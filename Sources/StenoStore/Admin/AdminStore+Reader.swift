@@ -68,24 +68,23 @@ extension AdminStore {
 }
 
 extension AdminStore {
-    /// Failed media of `tenant` whose failure has this class (`unknown` for none).
+    /// Failed media of `tenant` whose failure has this class (`unknown` for none): the media the
+    /// overview counts as failed in that class.
     public func failedMediaIDs(errorClass: String, tenant: String) async throws -> [Int64] {
-        try await client.query(
-            """
-            SELECT id FROM media WHERE state = \(literal: MediaState.failed) AND tenant = \(tenant) AND coalesce(error_class, 'unknown') = \(errorClass)
-            ORDER BY id
-            """
-        ).map { try $0.decode("id") }
+        try await troubledMediaIDs(errorClass: errorClass, tenant: tenant, final: true)
     }
 
-    /// Unfinished media of `tenant` with a job waiting to retry after a failure of this class.
+    /// Unfinished media of `tenant` whose latest failed job waits to retry after a failure of
+    /// this class: the media the overview counts as retrying in that class.
     public func retryingMediaIDs(errorClass: String, tenant: String) async throws -> [Int64] {
+        try await troubledMediaIDs(errorClass: errorClass, tenant: tenant, final: false)
+    }
+
+    private func troubledMediaIDs(errorClass: String, tenant: String, final: Bool) async throws -> [Int64] {
         try await client.query(
             """
-            SELECT DISTINCT m.id FROM media m JOIN jobs j ON j.media_id = m.id
-            WHERE m.state IN (\(literals: [MediaState.queued, .probing, .transcribing])) AND m.tenant = \(tenant)
-              AND j.state = \(literal: JobState.queued) AND j.attempt > 0 AND coalesce(j.error_class, 'unknown') = \(errorClass)
-            ORDER BY m.id
+            WITH troubled AS (\(Self.troubledMedia(tenant: tenant)))
+            SELECT id FROM troubled WHERE final = \(final) AND error_class = \(errorClass) ORDER BY id
             """
         ).map { try $0.decode("id") }
     }

@@ -46,6 +46,28 @@ struct FleetOverviewTests {
             #expect(try await store.retryingMediaIDs(errorClass: "rate_limited", tenant: "acme") == [working])
             #expect(try await store.failedMediaIDs(errorClass: "media", tenant: "other") == [elsewhere])
 
+            // A media with jobs retrying after failures of two classes counts once, under its
+            // latest; each group's action reaches the media that group counts, and no other.
+            let twice = try await TestMediaBuilder.insert(
+                .init("/books/twice.m4b", title: "Twice", state: "transcribing", chapters: [
+                    .init("One", 0, 600, state: "transcribing", chunks: [
+                        .init(0, 300, state: "queued", attempts: 1, errorClass: "transient", errorMessage: "503 from the backend"),
+                        .init(300, 600, state: "queued", attempts: 1, errorClass: "rate_limited", errorMessage: "429 again"),
+                    ]),
+                ]), into: client
+            ).mediaID
+            try await client.query("UPDATE media SET tenant = 'acme' WHERE id = \(twice)")
+            try await client.query(
+                """
+                UPDATE jobs SET updated_at = now() - CASE WHEN error_class = 'transient' THEN interval '10 minutes' ELSE interval '1 minute' END
+                WHERE media_id = \(twice) AND kind = 'chunk'
+                """)
+            let regrouped = Dictionary(uniqueKeysWithValues: try await store.overview(tenant: "acme", includeFleet: false).failures.map { ($0.errorClass, $0) })
+            #expect(regrouped["rate_limited"]?.retryingMedia == 2)
+            #expect(regrouped["transient"] == nil, "a media was counted under a class that is not its latest")
+            #expect(try await store.retryingMediaIDs(errorClass: "rate_limited", tenant: "acme") == [working, twice].sorted())
+            #expect(try await store.retryingMediaIDs(errorClass: "transient", tenant: "acme") == [], "an action reached a media its group does not count")
+
             let fleet = try #require(overview.fleet)
             let primary = try #require(fleet.backends.first { $0.name == "primary" })
             #expect(primary.health == .down && primary.outage?.failures == 3)
