@@ -74,6 +74,44 @@ struct TranscriptExportTests {
         }
     }
 
+    @Test("a chapter merged again while it is exported ends the export with transcript_changed, never a mix of the two")
+    func mergedAgainDuringExport() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let inserted = try await Builder.insert(Self.book(), into: client)
+            let store = AdminStore(client: client)
+            let source = try await store.transcriptSource(mediaID: inserted.mediaID, chapter: 1)
+            // The chapter is merged again, as a retry's merge job does, once the first batch is written.
+            let chapterID = inserted.chapterIDs[0]
+            try await client.query(
+                "INSERT INTO jobs (kind, priority, media_id, chapter_id) VALUES ('merge', 1, \(inserted.mediaID), \(chapterID))")
+            let job = try #require(try await JobStore(client: client).claim(limit: 1, worker: "merger", lease: .seconds(60), kinds: [.merge]).first)
+            let work = WorkStore(client: client)
+            let chapter = try #require(try await work.chapter(chapterID))
+            let again = (0..<9).map { MergedSentence(start: Double($0) * 4, end: Double($0) * 4 + 3, text: "Merged again \($0).", words: []) }
+            var written = ""
+            var batches = 0
+            let error = await #expect(throws: AdminError.self) {
+                try await store.exportTranscript(source, format: .txt, batchSize: 2) { piece in
+                    written += piece
+                    batches += 1
+                    if batches == 1 { try await work.storeMerge(try #require(job.lease), chapter: chapter, sentences: again) }
+                }
+            }
+            #expect(error?.code == .transcriptChanged)
+            #expect(error?.description.contains("chapter 1 of media \(inserted.mediaID) was transcribed again") == true)
+            #expect(!written.contains("Merged again"), "the export wrote text of the second merge after the first's")
+
+            // Exported again, it is the new transcript whole.
+            var second = ""
+            try await store.exportTranscript(try await store.transcriptSource(mediaID: inserted.mediaID, chapter: 1), format: .txt, batchSize: 2) {
+                second += $0
+            }
+            #expect(second.contains("Merged again 0.") && second.contains("Merged again 8.") && !second.contains("first chapter"))
+            await client.shutdown()
+        }
+    }
+
     @Test("a media without segments or text has no transcript to export")
     func noTranscript() async throws {
         try await TestDatabase.with { database in

@@ -91,6 +91,7 @@ extension APIError {
         case .duplicateSource: return APIError(.conflict, code: "duplicate_source", error.message, hint: hint)
         case .wrongState: return APIError(.conflict, code: "wrong_state", error.message, hint: hint)
         case .noTranscript: return APIError(.conflict, code: "no_transcript", error.message, hint: hint)
+        case .transcriptChanged: return APIError(.conflict, code: "transcript_changed", error.message, hint: hint)
         case .schemaOutdated: return APIError(.serviceUnavailable, code: "schema_outdated", error.message, hint: hint, retryAfter: 30)
         default: return APIError(.internalServerError, code: error.code.rawValue, error.message, hint: hint)
         }
@@ -101,5 +102,6 @@ extension APIError {
             .replacing(/`steno retry (\d+)`/) { "POST /v1/media/\($0.1)/retry" }
             .replacing(/`steno wait (\d+)`/) { "GET /v1/events?media=\($0.1)" }
             .replacing("`steno list`", with: "GET /v1/media")
+            .replacing(/`steno transcript (\d+)`/) { "GET /v1/media/\($0.1)/transcript" }
     }
 }

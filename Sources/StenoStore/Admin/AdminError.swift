@@ -17,6 +17,8 @@ public struct AdminError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let wrongState = Code(rawValue: "wrong_state")
         /// Nothing to export yet.
         public static let noTranscript = Code(rawValue: "no_transcript")
+        /// A chapter was merged again while its transcript was read: exporting again reads one whole.
+        public static let transcriptChanged = Code(rawValue: "transcript_changed")
     }
 
     public var code: Code

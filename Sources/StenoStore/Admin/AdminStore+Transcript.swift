@@ -17,7 +17,7 @@ extension AdminStore {
         // A chapter's last segment index is one probe of `segments (chapter_id, index)`, not a count.
         let chapterRows = try await client.query(
             """
-            SELECT c.id, c.index, c.title, c.start_seconds, c.end_seconds, c.state, c.text,
+            SELECT c.id, c.index, c.title, c.start_seconds, c.end_seconds, c.state, c.text, c.merges,
                    (SELECT max(s.index) FROM segments s WHERE s.chapter_id = c.id) AS last_segment
             FROM chapters c
             WHERE c.media_id = \(mediaID) AND (\(chapterIndex)::integer IS NULL OR c.index = \(chapterIndex)::integer)
@@ -26,6 +26,7 @@ extension AdminStore {
         var chapters: [Transcript.Chapter] = []
         var ids: [Int64] = []
         var lastSegments: [Int?] = []
+        var merges: [Int] = []
         for row in chapterRows {
             chapters.append(
                 Transcript.Chapter(
@@ -34,6 +35,7 @@ extension AdminStore {
                     text: try row.decode("text"), segments: []))
             ids.append(try row.decode("id"))
             lastSegments.append(try row.decode("last_segment"))
+            merges.append(try row.decode("merges"))
         }
         guard zip(chapters, lastSegments).contains(where: { $1 != nil || $0.text?.isEmpty == false }) else {
             let state = try media.decode("state", as: MediaState.self)
@@ -45,7 +47,7 @@ extension AdminStore {
         let outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
-        return TranscriptSource(outline: outline, chapterIDs: ids, lastSegmentIndexes: lastSegments)
+        return TranscriptSource(outline: outline, chapterIDs: ids, lastSegmentIndexes: lastSegments, merges: merges)
     }
 
     /// Writes `source`'s transcript in `format` through `write`, piece by piece: segments are
@@ -56,9 +58,10 @@ extension AdminStore {
     ///
     /// Batches are ranges of indexes, not "the next N after the last": with `index > $last
     /// LIMIT N` the planner, which expects a chapter of a few dozen segments, read the rest of
-    /// the chapter for every batch (bench/scale). The batches are separate statements, so a
-    /// chapter merged again during an export (`steno retry`) may be read partly before and
-    /// partly after; no connection is held between them, however slowly the output is taken.
+    /// the chapter for every batch (bench/scale). The batches are separate statements, so that
+    /// no connection is held between them, however slowly the output is taken. Each reads the
+    /// chapter's merge count beside its rows: a chapter merged again during the export
+    /// (`steno retry`) ends it with `transcriptChanged` rather than a mix of two transcripts.
     public func exportTranscript(
         _ source: TranscriptSource, format: TranscriptFormat, layout: CaptionLayout = CaptionLayout(), batchSize: Int = 2000,
         write: (String) async throws -> Void
@@ -68,17 +71,18 @@ extension AdminStore {
         let words = encoder.readsWords
         let flagged = encoder.readsFlagged
         var output = ""
-        for (index, chapterID) in source.chapterIDs.enumerated() where encoder.readsSegments(ofChapter: index) {
+        for index in source.chapterIDs.indices where encoder.readsSegments(ofChapter: index) {
             guard let last = source.lastSegmentIndexes[index] else { continue }
             var first = 0
-            var batch = try await segments(chapterID: chapterID, from: first, count: batchSize, words: words, flagged: flagged)
+            let read = SegmentRead(source: source, chapter: index, words: words, flagged: flagged)
+            var batch = try await segments(read, from: first, count: batchSize)
             while true {
                 // The next batch is read while this one is written: the export takes about as
                 // long as the longer of the two, not their sum.
                 let nextFirst = first + batchSize
                 let next: Task<[Transcript.Segment], any Error>? =
                     nextFirst <= last
-                    ? Task { try await segments(chapterID: chapterID, from: nextFirst, count: batchSize, words: words, flagged: flagged) } : nil
+                    ? Task { try await segments(read, from: nextFirst, count: batchSize) } : nil
                 do {
                     try encoder.append(batch, chapter: index, to: &output)
                     if !output.isEmpty {
@@ -103,33 +107,66 @@ extension AdminStore {
     public func transcript(mediaID: Int64, chapter: Int? = nil) async throws -> Transcript {
         let source = try await transcriptSource(mediaID: mediaID, chapter: chapter)
         var transcript = source.outline
-        for (index, chapterID) in source.chapterIDs.enumerated() {
+        for index in source.chapterIDs.indices {
             guard let last = source.lastSegmentIndexes[index] else { continue }
+            let read = SegmentRead(source: source, chapter: index, words: true, flagged: true)
             for first in stride(from: 0, through: last, by: 5000) {
-                transcript.chapters[index].segments += try await segments(chapterID: chapterID, from: first, count: 5000, words: true, flagged: true)
+                transcript.chapters[index].segments += try await segments(read, from: first, count: 5000)
             }
         }
         return transcript
     }
 
-    /// The segments of a chapter whose index is in `from..<from + count`, in order.
-    private func segments(chapterID: Int64, from first: Int, count: Int, words: Bool, flagged: Bool) async throws -> [Transcript.Segment] {
+    /// Which chapter a batch reads, what of each segment, and the merge its rows must come from.
+    private struct SegmentRead: Sendable {
+        var mediaID: Int64
+        var chapterID: Int64
+        var chapterNumber: Int
+        var merges: Int
+        var words: Bool
+        var flagged: Bool
+
+        init(source: TranscriptSource, chapter index: Int, words: Bool, flagged: Bool) {
+            mediaID = source.outline.mediaID
+            chapterID = source.chapterIDs[index]
+            chapterNumber = source.outline.chapters[index].number
+            merges = source.merges[index]
+            self.words = words
+            self.flagged = flagged
+        }
+    }
+
+    /// The segments of a chapter whose index is in `from..<from + count`, in order, read in one
+    /// statement with the chapter's merge count; `transcriptChanged` when that is not the count
+    /// the export began with.
+    private func segments(_ read: SegmentRead, from first: Int, count: Int) async throws -> [Transcript.Segment] {
         // Two texts rather than a parameter, so that a text export never reads or sends the
         // words' JSON (a third of a segment row).
-        let wordsColumn: PostgresQuery = words ? "words::text" : "NULL::text"
+        let wordsColumn: PostgresQuery = read.words ? "s.words::text" : "NULL::text"
+        // From the chapter's row, so that a range with no segment left still says which merge
+        // it read.
         let rows = try await client.query(
             """
-            SELECT start_seconds, end_seconds, text, \(wordsColumn) AS words, flag
-            FROM segments
-            WHERE chapter_id = \(chapterID) AND index >= \(first) AND index < \(first + count) AND (\(flagged)::boolean OR flag IS NULL)
-            ORDER BY index
+            SELECT c.merges, s.start_seconds, s.end_seconds, s.text, \(wordsColumn) AS words, s.flag
+            FROM chapters c
+            LEFT JOIN segments s ON s.chapter_id = c.id AND s.index >= \(first) AND s.index < \(first + count)
+                                AND (\(read.flagged)::boolean OR s.flag IS NULL)
+            WHERE c.id = \(read.chapterID)
+            ORDER BY s.index
             """)
+        guard let merges = try rows.first?.decode("merges", as: Int.self), merges == read.merges else {
+            throw AdminError(
+                .transcriptChanged,
+                "chapter \(read.chapterNumber) of media \(read.mediaID) was transcribed again while its transcript was read, so what was read mixes two transcripts",
+                hint: "export it again: `steno transcript \(read.mediaID)` reads the new one whole")
+        }
         var segments: [Transcript.Segment] = []
         segments.reserveCapacity(rows.count)
         for row in rows {
+            guard let text = try row.decode("text", as: String?.self) else { continue }
             segments.append(
                 Transcript.Segment(
-                    start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: try row.decode("text"),
+                    start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: text,
                     words: try self.words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self)))
         }
         return segments

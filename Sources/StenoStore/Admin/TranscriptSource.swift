@@ -10,6 +10,9 @@ public struct TranscriptSource: Sendable {
     /// For each chapter of the outline, the index of its last segment (flagged ones
     /// included); nil when it has none.
     let lastSegmentIndexes: [Int?]
+    /// For each chapter of the outline, how many merges had written its segments: a batch that
+    /// reads another count was written by a later merge.
+    let merges: [Int]
 
     /// For each chapter of the outline, whether it has segments (flagged ones included).
     public var chapterHasSegments: [Bool] { lastSegmentIndexes.map { $0 != nil } }

@@ -32,6 +32,8 @@ extension WorkStore {
         try await client.withTransaction { connection in
             try await connection.query("SELECT id FROM media WHERE id = \(chapter.mediaID) FOR UPDATE")
             try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
+            // Counted with the segments it replaces: an export reading in batches sees the change.
+            try await connection.query("UPDATE chapters SET merges = merges + 1 WHERE id = \(chapter.id)")
             try await connection.query(
                 """
                 INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag)
