@@ -1,9 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOPosix
 import StenoCore
 import StenoMedia
+import StenoPostgres
 import StenoStore
 import StenoTranscription
 
@@ -314,10 +316,23 @@ extension APIServer {
 
     /// The export as the answer's body, written a batch of segments at a time as the store reads
     /// them (`AdminStore.exportTranscript`), so that a 40-hour book is never held whole.
+    /// An error once the status is sent can only cut the body short; it is logged, so that the
+    /// operator sees why (`transcript_changed`: a chapter was merged again meanwhile).
     func exportBody(_ source: TranscriptSource, format: TranscriptFormat) -> ResponseBody {
         let store = store
+        let logger = logger
         return ResponseBody { writer in
-            try await store.exportTranscript(source, format: format) { try await writer.write(ByteBuffer(string: $0)) }
+            do {
+                try await store.exportTranscript(source, format: format) { try await writer.write(ByteBuffer(string: $0)) }
+            } catch {
+                // The store's and the database's errors are the server's to report; anything
+                // else is the client leaving.
+                let level: Logger.Level = error is AdminError || error is PostgresError ? .warning : .debug
+                logger.log(
+                    level: level, "a transcript download was cut short",
+                    metadata: ["media.id": "\(source.outline.mediaID)", "format": "\(format.rawValue)", "error": "\(error)"])
+                throw error
+            }
             try await writer.finish(nil)
         }
     }
