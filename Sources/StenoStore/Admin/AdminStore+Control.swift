@@ -23,7 +23,7 @@ extension AdminStore {
     /// cancel; the jobs follow in a statement of their own, which takes no lock on chunks while
     /// holding jobs (a worker ending a job locks them in the other order).
     public func cancel(mediaID: Int64, chapter: Int? = nil, reason: String = "cancelled with steno cancel") async throws -> CancelOutcome {
-        let (changed, chapterID, mediaState): (Bool, Int64?, MediaState) = try await client.withTransaction { connection in
+        let (changed, chapterID, mediaState): (Bool, Int64?, MediaState) = try await withControlTransaction { connection in
             let state = try await currentState(of: mediaID, on: connection, forUpdate: true)
             guard let chapter else {
                 guard !state.isFinished else { return (false, nil, state) }
@@ -73,7 +73,7 @@ extension AdminStore {
     /// fresh budget of attempts, their chunks, chapters and the media back to an active state.
     /// Chunks that succeeded, and jobs of chunks that were split, are left alone.
     public func retry(mediaID: Int64, attemptBudget: Int = NewJob.defaultMaxAttempts) async throws -> RetryOutcome {
-        try await client.withTransaction { connection in
+        try await withControlTransaction { connection in
             _ = try await currentState(of: mediaID, on: connection, forUpdate: true)
             let row = try await connection.query(
                 """
@@ -184,7 +184,7 @@ extension AdminStore {
     /// Stored on the media, so jobs created later follow it (trigger `jobs_follow_focus`).
     public func focus(mediaID: Int64, chapter number: Int) async throws -> FocusOutcome {
         guard number >= 1 else { throw AdminError(.invalidInput, "chapters are numbered from 1") }
-        return try await client.withTransaction { connection in
+        return try await withControlTransaction { connection in
             let state = try await currentState(of: mediaID, on: connection, forUpdate: true)
             guard !state.isFinished else {
                 throw AdminError(.wrongState, "media \(mediaID) has already \(state.rawValue); there is nothing left to prioritise")
@@ -219,6 +219,15 @@ extension AdminStore {
 }
 
 extension AdminStore {
+    /// A transaction of an operator's control (cancel, retry, focus), run again whole when
+    /// PostgreSQL chose it as a deadlock victim. It locks the media's row, then its chapters,
+    /// chunks and jobs, while a worker ending a chunk job locks its job and chunk and then the
+    /// chapter and media it moves on: the two orders can deadlock (a cancel mid-upload did in
+    /// CI, `AdminControlConflictTests`). The control, rolled back whole, is simply run again.
+    func withControlTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await Self.retryingConflicts { try await client.withTransaction(body) }
+    }
+
     /// Runs `body` again (up to `attempts` times in all) when PostgreSQL chose it as a deadlock
     /// victim or aborted it for a serialization conflict: both roll the statement back whole.
     static func retryingConflicts<Result>(attempts: Int = 4, _ body: () async throws -> Result) async throws -> Result {
