@@ -44,11 +44,16 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
         ),
+        // OpenBLAS: the matrix products of the speaker encoder.
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         // glibc's allocator tuning; StenoMedia uses it for the memory FFmpeg's demuxers take.
         .systemLibrary(name: "CMalloc"),
 
         // How the servers log: plain lines at a terminal, JSON lines for a collector.
         .target(name: "StenoLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
+        // The one module that imports CBLAS: single-precision matrix products, one thread each.
+        .target(name: "StenoLinearAlgebra", dependencies: ["CBLAS"], swiftSettings: [.unsafeFlags(["-O"])]),
 
         // Pure Swift: domain types and logic, no C and no I/O.
         .target(name: "StenoCore"),
@@ -89,11 +94,13 @@ let package = Package(
         ),
 
         // Speech detection: Silero VAD's forward pass in plain Swift, weights read from the ONNX
-        // file faster-whisper's wheel ships. Optimised even in debug builds: unoptimised, the
-        // forward pass runs near real time, and every test that plans a chapter would wait on it.
+        // file faster-whisper's wheel ships; and the speaker encoder (Resemblyzer's GE2E LSTM),
+        // weights read from the torch checkpoint its wheel ships, its products on OpenBLAS.
+        // Optimised even in debug builds: unoptimised, the forward passes run near real time, and
+        // every test that plans or transcribes a chapter would wait on them.
         .target(
             name: "StenoVoice",
-            dependencies: ["StenoCore"],
+            dependencies: ["StenoCore", "StenoLinearAlgebra"],
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
 

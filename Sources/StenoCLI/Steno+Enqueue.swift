@@ -54,6 +54,11 @@ extension Steno {
         @Option(help: ArgumentHelp("http(s) URL that is POSTed when each media finishes.", valueName: "url"))
         var webhook: String?
 
+        @Option(help: ArgumentHelp(
+            "Who said what: auto (found by itself, the default), off, the number of speakers, or a range such as 2-4.",
+            valueName: "n"))
+        var speakers: String?
+
         @Option(help: ArgumentHelp("Directory every source must be under (default: STENO_MEDIA_ROOT).", valueName: "dir"))
         var mediaRoot: String?
 
@@ -95,7 +100,7 @@ extension Steno {
         private func validatedRequests() throws -> [NewMedia] {
             let options = MediaOptions(
                 title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters,
-                webhook: webhook)
+                webhook: webhook, speakers: speakers)
             // Checked once, before the sources, so that a bad flag is reported even when a source is
             // bad too; each source then gets the same checked settings.
             let settings: NewMedia

@@ -125,11 +125,22 @@ public final class MediaFile: @unchecked Sendable {
     /// `speed` other than 1, the audio is played that much faster before it is encoded, its pitch
     /// kept (FFmpeg's atempo): 1.5 sends two thirds of the seconds.
     public func encode(_ range: Range<MediaTime>, format: ChunkFormat = .flac, sizeLimit: Int? = nil, speed: Double = 1) async throws(MediaError) -> EncodedChunk {
+        try await encode(range, format: format, sizeLimit: sizeLimit, speed: speed) { _ in NoAnalysis() }.chunk
+    }
+
+    /// Encodes `range` as `encode` does and, from the same decode, runs the analysis `make`
+    /// builds for it (given the range's first sample time) over the samples at their own speed.
+    public func encode<Analysis: AudioAnalysis>(
+        _ range: Range<MediaTime>, format: ChunkFormat = .flac, sizeLimit: Int? = nil, speed: Double = 1,
+        analyzing make: @escaping @Sendable (_ start: MediaTime) -> Analysis
+    ) async throws(MediaError) -> (chunk: EncodedChunk, analysis: Analysis.Output) {
         try await run { reader, cancelled throws(MediaError) in
             let encoder = try ChunkEncoder(
                 format: format, limit: sizeLimit, expectedSamples: Int64(Double(Self.sampleCount(of: range)) / speed))
             let tempo = speed == 1 ? nil : try TempoFilter(tempo: speed)
+            var analysis = make(MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate))
             _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+                analysis.append(block)
                 if let tempo {
                     try tempo.process(block) { faster throws(MediaError) in try encoder.append(faster) }
                 } else {
@@ -141,7 +152,7 @@ public final class MediaFile: @unchecked Sendable {
             self.logger.debug("encoded a chunk", metadata: [
                 "start": "\(range.lowerBound)", "end": "\(range.upperBound)", "format": "\(format)", "bytes": "\(data.count)",
             ])
-            return EncodedChunk(range: range, format: format, data: data, samples: samples)
+            return (EncodedChunk(range: range, format: format, data: data, samples: samples), analysis.finish())
         }
     }
 

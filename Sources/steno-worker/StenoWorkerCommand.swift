@@ -73,6 +73,14 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             """)
     var vadModel: String?
 
+    @Option(
+        help: """
+            The speaker encoder, Resemblyzer's GE2E model as its wheel ships it (STENO_SPEAKER_MODEL); default: \
+            the same folders as --vad-model. scripts/speaker-model fetches it. STENO_SPEAKERS=off runs the \
+            worker without telling speakers apart.
+            """)
+    var speakerModel: String?
+
     @Option(help: "Worker id in `workers` and job leases (STENO_WORKER_ID); default host-pid-random.")
     var workerID: String?
 
@@ -113,6 +121,14 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         // First: a worker that cannot tell speech from music would upload and pay for all of it.
         let voice = settings.speechDetection
             ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
+        switch environment["STENO_SPEAKERS"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "on": settings.speakerDetection = true
+        case "off": settings.speakerDetection = false
+        case let other?: throw ValidationError("STENO_SPEAKERS must be on or off, not \"\(other)\"")
+        }
+        let speakers = settings.speakerDetection
+            ? SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: SpeakerEncoderModel.locate(configured: speakerModel ?? environment["STENO_SPEAKER_MODEL"])))
+            : nil
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
         func given(_ flag: String?, _ flagName: String, _ variable: String) -> SettingText? {
             setting(flag, flagName, variable, environment)
@@ -179,7 +195,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, gate: gate, logger: logger)
         return try WorkerRuntime(
-            configuration: settings, database: database, client: client, transcription: transcription, voice: voice, metrics: metrics,
+            configuration: settings, database: database, client: client, transcription: transcription, voice: voice, speakers: speakers, metrics: metrics,
             logger: logger)
     }
 

@@ -15,3 +15,29 @@ public enum VoiceModelFile {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 }
+
+/// Where the tests find the speaker encoder: `STENO_SPEAKER_MODEL`, else where
+/// `scripts/speaker-model` puts it, which `scripts/test` runs first.
+public enum SpeakerModelFile {
+    public static var path: String {
+        if let configured = ProcessInfo.processInfo.environment["STENO_SPEAKER_MODEL"], !configured.isEmpty {
+            return configured
+        }
+        return VoiceModelFile.repositoryRoot.appendingPathComponent(".steno/models/resemblyzer_ge2e.pt").path
+    }
+}
+
+/// Real voices (LibriSpeech utterances, CC BY 4.0) for the speaker tests: `STENO_VOICES_DIR`,
+/// else `../shared/voices` beside the clone. Not in the repository: the tests that read them are
+/// skipped where there are none.
+public enum RealVoices {
+    public static let variable = "STENO_VOICES_DIR"
+
+    public static let directory: URL? = {
+        if let configured = ProcessInfo.processInfo.environment[variable], !configured.isEmpty {
+            return URL(fileURLWithPath: configured).standardizedFileURL
+        }
+        let beside = PackageRoot.url.deletingLastPathComponent().appendingPathComponent("shared/voices").standardizedFileURL
+        return FileManager.default.fileExists(atPath: beside.appendingPathComponent("87.flac").path) ? beside : nil
+    }()
+}

@@ -27,3 +27,10 @@ public struct AudioAnalysisPair<First: AudioAnalysis, Second: AudioAnalysis>: Au
         (first.finish(), second.finish())
     }
 }
+
+/// The analysis of a decode that needs none.
+public struct NoAnalysis: AudioAnalysis {
+    public init() {}
+    public mutating func append(_ block: UnsafeBufferPointer<Int16>) {}
+    public mutating func finish() {}
+}

@@ -39,7 +39,7 @@ public struct CaptionCueBuilder: Sendable {
         return groupIntoCues(tokens).map { group in
             CaptionCue(
                 start: group[0].start, end: min(group[group.count - 1].end, group[0].start + layout.maxCueSeconds),
-                lines: layoutLines(group.map(\.text)))
+                lines: layoutLines(group.map(\.text)), speaker: segment.speaker)
         }
     }
 

@@ -7,12 +7,45 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var word: String
         public var start: Double
         public var end: Double
+        /// Who said it, as exports show it (a name, or "Speaker 2"); nil with fewer than two speakers.
+        public var speaker: String?
+        /// The media's speaker number, as stored; the store turns it into `speaker`.
+        public var speakerNumber: Int?
 
-        public init(word: String, start: Double, end: Double) {
+        public init(word: String, start: Double, end: Double, speaker: String? = nil, speakerNumber: Int? = nil) {
             self.word = word
             self.start = start
             self.end = end
+            self.speaker = speaker
+            self.speakerNumber = speakerNumber
         }
+
+        enum CodingKeys: String, CodingKey {
+            case word, start, end, speaker
+        }
+    }
+
+    /// One of the media's speakers, as exports list them.
+    public struct Speaker: Sendable, Equatable, Codable {
+        public var number: Int
+        /// The name given (or recognised from a voice profile), else "Speaker N".
+        public var name: String
+        /// Seconds of speech heard in this voice.
+        public var talkSeconds: Double
+
+        public init(number: Int, name: String, talkSeconds: Double) {
+            self.number = number
+            self.name = name
+            self.talkSeconds = talkSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case number, name
+            case talkSeconds = "talk_seconds"
+        }
+
+        /// What a speaker without a name is called.
+        public static func defaultName(_ number: Int) -> String { "Speaker \(number)" }
     }
 
     public struct Segment: Sendable, Equatable, Codable {
@@ -24,8 +57,11 @@ public struct Transcript: Sendable, Equatable, Codable {
         /// Text the gates held back, with why (`"flag": "outside_speech"` in JSON); nil for the
         /// transcript proper. Only the JSON export shows flagged segments.
         public var flag: FlagReason?
+        /// Who said it, as exports show it; nil with fewer than two speakers.
+        public var speaker: String?
 
-        public init(start: Double, end: Double, text: String, words: [Word]? = nil, flag: FlagReason? = nil) {
+        public init(start: Double, end: Double, text: String, words: [Word]? = nil, flag: FlagReason? = nil, speaker: String? = nil) {
+            self.speaker = speaker
             self.flag = flag
             self.start = start
             self.end = end
@@ -68,13 +104,16 @@ public struct Transcript: Sendable, Equatable, Codable {
     public var language: String?
     public var durationSeconds: Double?
     public var chapters: [Chapter]
+    /// The media's speakers when there are two or more; nil otherwise, and the exports then
+    /// look as they did before speakers were told apart.
+    public var speakers: [Speaker]?
 
     // Spelled out so that the JSON export reads `media_id` and decodes back with a plain decoder.
     enum CodingKeys: String, CodingKey {
         case mediaID = "media_id"
         case title, source, language
         case durationSeconds = "duration_seconds"
-        case chapters
+        case chapters, speakers
     }
 
     public init(mediaID: Int64, title: String?, source: String, language: String?, durationSeconds: Double?, chapters: [Chapter]) {

@@ -30,6 +30,8 @@ public struct TranscriptEncoder: Sendable {
     private var lastCueChapter = -1
     /// Podcast: whether a segment was written.
     private var wrotePodcastSegment = false
+    /// The speaker of the last text or cue written, to name a speaker where the turn changes.
+    private var lastSpeaker: String?
 
     public init(format: TranscriptFormat, outline: Transcript, layout: CaptionLayout = CaptionLayout()) {
         self.format = format
@@ -54,7 +56,7 @@ public struct TranscriptEncoder: Sendable {
     /// Whether chapter `index` (in the outline) needs its segments: plain text prints a
     /// chapter's merged text when it has one.
     public func readsSegments(ofChapter index: Int) -> Bool {
-        guard format == .txt else { return true }
+        guard format == .txt, outline.speakers == nil else { return true }
         return Self.mergedText(of: outline.chapters[index]) == nil
     }
 
@@ -96,6 +98,19 @@ public struct TranscriptEncoder: Sendable {
             JSONText.append(Int(outline.mediaID), to: &output)
             output += ",\n  \"source\" : "
             JSONText.appendQuoted(outline.source, to: &output)
+            if let speakers = outline.speakers {
+                output += ",\n  \"speakers\" : ["
+                for (index, speaker) in speakers.enumerated() {
+                    output += index == 0 ? "\n    {\n      \"name\" : " : ",\n    {\n      \"name\" : "
+                    JSONText.appendQuoted(speaker.name, to: &output)
+                    output += ",\n      \"number\" : "
+                    JSONText.append(speaker.number, to: &output)
+                    output += ",\n      \"talk_seconds\" : "
+                    try JSONText.append((speaker.talkSeconds * 1000).rounded() / 1000, to: &output)
+                    output += "\n    }"
+                }
+                output += speakers.isEmpty ? "\n\n  ]" : "\n  ]"
+            }
             if let title = outline.title {
                 output += ",\n  \"title\" : "
                 JSONText.appendQuoted(title, to: &output)
@@ -143,7 +158,8 @@ public struct TranscriptEncoder: Sendable {
         switch format {
         case .txt:
             if needsHeadings { block(chapter.heading, output: &output) }
-            if let text = Self.mergedText(of: chapter) {
+            lastSpeaker = nil
+            if outline.speakers == nil, let text = Self.mergedText(of: chapter) {
                 block(text, output: &output)
                 chapterWroteSegment = true
             }
@@ -189,10 +205,18 @@ public struct TranscriptEncoder: Sendable {
     private mutating func write(_ segment: Transcript.Segment, output: inout String) throws(TranscriptExportError) {
         switch format {
         case .txt:
-            guard Self.mergedText(of: outline.chapters[openChapter]) == nil else { return }
+            guard outline.speakers != nil || Self.mergedText(of: outline.chapters[openChapter]) == nil else { return }
             let text = segment.text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return }
-            if chapterWroteSegment {
+            if let speaker = segment.speaker, speaker != lastSpeaker || !chapterWroteSegment {
+                // A turn: a paragraph of its own, led by the speaker's name.
+                lastSpeaker = speaker
+                if wroteBlock { output += "\n\n" }
+                wroteBlock = true
+                chapterWroteSegment = true
+                output += speaker
+                output += ": "
+            } else if chapterWroteSegment {
                 output += " "
             } else {
                 if wroteBlock { output += "\n\n" }
@@ -213,6 +237,10 @@ public struct TranscriptEncoder: Sendable {
                 output += ",\n          \"flag\" : "
                 JSONText.appendQuoted(flag.rawValue, to: &output)
             }
+            if let speaker = segment.speaker {
+                output += ",\n          \"speaker\" : "
+                JSONText.appendQuoted(speaker, to: &output)
+            }
             output += ",\n          \"start\" : "
             try JSONText.append(segment.start, to: &output)
             output += ",\n          \"text\" : "
@@ -222,6 +250,10 @@ public struct TranscriptEncoder: Sendable {
                 for (index, word) in words.enumerated() {
                     output += index == 0 ? "\n            {\n              \"end\" : " : ",\n            {\n              \"end\" : "
                     try JSONText.append(word.end, to: &output)
+                    if let speaker = word.speaker {
+                        output += ",\n              \"speaker\" : "
+                        JSONText.appendQuoted(speaker, to: &output)
+                    }
                     output += ",\n              \"start\" : "
                     try JSONText.append(word.start, to: &output)
                     output += ",\n              \"word\" : "
@@ -239,6 +271,10 @@ public struct TranscriptEncoder: Sendable {
             try JSONText.append(PodcastTranscriptFormatter.rounded(segment.start), to: &output)
             output += ",\n      \"endTime\" : "
             try JSONText.append(PodcastTranscriptFormatter.rounded(max(segment.start, segment.end)), to: &output)
+            if let speaker = segment.speaker {
+                output += ",\n      \"speaker\" : "
+                JSONText.appendQuoted(speaker, to: &output)
+            }
             output += ",\n      \"body\" : "
             JSONText.appendQuoted(body, to: &output)
             output += "\n    }"
@@ -255,6 +291,12 @@ public struct TranscriptEncoder: Sendable {
             output += " --> "
             output += CaptionTimestamp.srt(cue.end)
             output += "\n"
+            // The name before the text where the speaker changes.
+            if let speaker = cue.speaker, speaker != lastSpeaker {
+                output += SRTFormatter.sanitize(speaker)
+                output += ": "
+            }
+            lastSpeaker = cue.speaker
             for (index, line) in cue.lines.enumerated() {
                 if index > 0 { output += "\n" }
                 output += SRTFormatter.sanitize(line)
@@ -271,6 +313,12 @@ public struct TranscriptEncoder: Sendable {
             output += " --> "
             output += CaptionTimestamp.webVTT(cue.end)
             output += "\n"
+            if let speaker = cue.speaker {
+                // A voice span: players show or style the speaker of every cue.
+                output += "<v "
+                output += WebVTTFormatter.escape(speaker)
+                output += ">"
+            }
             for (index, line) in cue.lines.enumerated() {
                 if index > 0 { output += "\n" }
                 output += WebVTTFormatter.escape(line)

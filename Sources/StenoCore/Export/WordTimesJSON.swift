@@ -11,7 +11,9 @@ public enum WordTimesJSON {
     /// The word times, or an error when the text is not such an array.
     public static func decode(_ json: String) throws -> [Transcript.Word] {
         if let words = fastDecode(json) { return words }
-        return try JSONDecoder().decode([Transcript.Word].self, from: Data(json.utf8))
+        return try JSONDecoder().decode([TimedWord].self, from: Data(json.utf8)).map {
+            Transcript.Word(word: $0.word, start: $0.start, end: $0.end, speakerNumber: $0.speaker)
+        }
     }
 
     /// nil when the text is anything but plain objects with the three keys once each.
@@ -49,6 +51,7 @@ public enum WordTimesJSON {
             var word: String?
             var start: Double?
             var end: Double?
+            var speaker: Int?
             while true {
                 skipSpace()
                 guard let key = string() else { return nil }
@@ -65,13 +68,16 @@ public enum WordTimesJSON {
                 case "end":
                     guard end == nil, let value = number() else { return nil }
                     end = value
+                case "speaker":
+                    guard speaker == nil, let value = number(), let whole = Int(exactly: value) else { return nil }
+                    speaker = whole
                 default:
                     return nil
                 }
                 skipSpace()
                 if take(UInt8(ascii: ",")) { continue }
                 guard take(UInt8(ascii: "}")), let word, let start, let end else { return nil }
-                return Transcript.Word(word: word, start: start, end: end)
+                return Transcript.Word(word: word, start: start, end: end, speakerNumber: speaker)
             }
         }
 

@@ -11,11 +11,14 @@ public struct MediaOptions: Sendable, Equatable {
     public var priority: String?
     public var chapters: String?
     public var webhook: String?
+    /// `auto` (the default), `off`, a number of speakers, or a range such as `2-4`.
+    public var speakers: String?
 
     public init(
         title: String? = nil, language: String? = nil, model: String? = nil, prompt: String? = nil,
-        priority: String? = nil, chapters: String? = nil, webhook: String? = nil
+        priority: String? = nil, chapters: String? = nil, webhook: String? = nil, speakers: String? = nil
     ) {
+        self.speakers = speakers
         self.title = title
         self.language = language
         self.model = model
@@ -85,9 +88,21 @@ public struct MediaOptions: Sendable, Equatable {
         if let webhook, WebURL(webhook) == nil {
             throw Problem(field: "webhook", problem: "must be an http(s) URL, not \(SecretRedactor.redactURLCredentials(in: webhook))")
         }
-        return NewMedia(
+        var media = NewMedia(
             source: source, title: title, language: language, model: model, priority: priority, chapters: selection,
             webhookURL: webhook, prompt: trimmedPrompt, tenant: tenant, idempotencyKey: idempotencyKey)
+        if let speakers {
+            if speakers.trimmingCharacters(in: .whitespaces).lowercased() == "off" {
+                media.speakerDetection = false
+            } else {
+                do {
+                    media.speakers = try SpeakerCount(parsing: speakers)
+                } catch {
+                    throw Problem(field: "speakers", problem: "must be auto, off, a number from 1 to 64, or a range such as 2-4 (got \(speakers))")
+                }
+            }
+        }
+        return media
     }
 }
 

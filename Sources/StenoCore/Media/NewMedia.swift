@@ -16,6 +16,10 @@ public struct NewMedia: Sendable, Equatable {
     public var idempotencyKey: String?
     /// The webhook came from an API client: workers post to public addresses only.
     public var webhookFromClient = false
+    /// Whether the media's speakers are told apart (`--speakers off` turns it off).
+    public var speakerDetection = true
+    /// How many speakers it has, when the user knows (`--speakers N` or `MIN-MAX`).
+    public var speakers = SpeakerCount.automatic
 
     /// The tenant of media enqueued without one (by the CLI).
     public static let defaultTenant = "default"

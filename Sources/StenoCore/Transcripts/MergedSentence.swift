@@ -7,8 +7,11 @@ public struct MergedSentence: Sendable, Hashable {
     /// Set for text the gates held back: stored as a flagged row, left out of the chapter's
     /// text and of every export but JSON, which shows it with its reason.
     public var flag: FlagReason?
+    /// The media's speaker number (`SpeakerLabeling`), nil before speakers are told apart.
+    public var speaker: Int?
 
-    public init(start: Double, end: Double, text: String, words: [TimedWord], flag: FlagReason? = nil) {
+    public init(start: Double, end: Double, text: String, words: [TimedWord], flag: FlagReason? = nil, speaker: Int? = nil) {
+        self.speaker = speaker
         self.flag = flag
         self.start = start
         self.end = end

@@ -72,19 +72,23 @@ extension AdminStore {
             let tenants = media.map(\.tenant)
             let idempotencyKeys = media.map(\.idempotencyKey)
             let webhooksFromClients = media.map(\.webhookFromClient)
+            let speakerDetections = media.map(\.speakerDetection)
+            let speakersMinimum = media.map(\.speakers.minimum)
+            let speakersMaximum = media.map(\.speakers.maximum)
             let rows = try await connection.query(
                 """
                 WITH input AS (
                     SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
                                          \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[],
-                                         \(tenants)::text[], \(idempotencyKeys)::text[], \(webhooksFromClients)::boolean[])
+                                         \(tenants)::text[], \(idempotencyKeys)::text[], \(webhooksFromClients)::boolean[],
+                                         \(speakerDetections)::boolean[], \(speakersMinimum)::integer[], \(speakersMaximum)::integer[])
                         WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                             tenant, idempotency_key, webhook_from_client, position)
+                                             tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, position)
                 ), inserted AS (
                     INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                       tenant, idempotency_key, webhook_from_client)
+                                       tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max)
                     SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt,
-                           tenant, idempotency_key, webhook_from_client
+                           tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (

@@ -44,9 +44,14 @@ extension AdminStore {
                 chapter.map { "chapter \($0) of media \(mediaID) has no transcript yet" } ?? "media \(mediaID) has no transcript yet (it is \(state.rawValue))",
                 hint: Self.noTranscriptHint(mediaID: mediaID, state: state))
         }
-        let outline = Transcript(
+        var outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
+        let speakers = try await self.speakers(mediaID: mediaID)
+        // One voice (a narrator) shows no labels: the transcript reads as it did without them.
+        if speakers.count >= 2 {
+            outline.speakers = speakers.map { Transcript.Speaker(number: $0.number, name: $0.label, talkSeconds: $0.talkSeconds) }
+        }
         return TranscriptSource(outline: outline, chapterIDs: ids, lastSegmentIndexes: lastSegments, merges: merges)
     }
 
@@ -125,6 +130,8 @@ extension AdminStore {
         var merges: Int
         var words: Bool
         var flagged: Bool
+        /// Speaker number to name, when the media has two or more speakers.
+        var speakerLabels: [Int: String]?
 
         init(source: TranscriptSource, chapter index: Int, words: Bool, flagged: Bool) {
             mediaID = source.outline.mediaID
@@ -133,6 +140,7 @@ extension AdminStore {
             merges = source.merges[index]
             self.words = words
             self.flagged = flagged
+            speakerLabels = source.outline.speakers.map { Dictionary(uniqueKeysWithValues: $0.map { ($0.number, $0.name) }) }
         }
     }
 
@@ -147,7 +155,7 @@ extension AdminStore {
         // it read.
         let rows = try await client.query(
             """
-            SELECT c.merges, s.start_seconds, s.end_seconds, s.text, \(wordsColumn) AS words, s.flag
+            SELECT c.merges, s.start_seconds, s.end_seconds, s.text, \(wordsColumn) AS words, s.flag, s.speaker
             FROM chapters c
             LEFT JOIN segments s ON s.chapter_id = c.id AND s.index >= \(first) AND s.index < \(first + count)
                                 AND (\(read.flagged)::boolean OR s.flag IS NULL)
@@ -164,10 +172,19 @@ extension AdminStore {
         segments.reserveCapacity(rows.count)
         for row in rows {
             guard let text = try row.decode("text", as: String?.self) else { continue }
+            var words = try self.words(from: row.decode("words", as: String?.self))
+            if let labels = read.speakerLabels, let timed = words {
+                words = timed.map { word in
+                    var labelled = word
+                    labelled.speaker = word.speakerNumber.flatMap { labels[$0] }
+                    return labelled
+                }
+            }
             segments.append(
                 Transcript.Segment(
                     start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: text,
-                    words: try self.words(from: row.decode("words", as: String?.self)), flag: try row.decode("flag", as: FlagReason?.self)))
+                    words: words, flag: try row.decode("flag", as: FlagReason?.self),
+                    speaker: try row.decode("speaker", as: Int?.self).flatMap { read.speakerLabels?[$0] }))
         }
         return segments
     }

@@ -24,6 +24,8 @@ extension WorkStore {
         /// Where the chunk's audio holds speech (seconds on the media's clock), as planned;
         /// nil for chunks planned before speech detection.
         public var speech: [ClosedRange<Double>]?
+        /// Whether the media's speakers are told apart (`steno enqueue --speakers off` turns it off).
+        public var speakerDetection: Bool = true
 
         public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
     }
@@ -40,6 +42,8 @@ extension WorkStore {
         public var costUSD: Double?
         /// What the gates held back (`AnswerGate`), kept for audit.
         public var flagged: [FlaggedText]
+        /// The voice pieces measured in the chunk's audio; nil when not measured.
+        public var voices: [VoicePiece]?
 
         public init(
             text: String, segments: [TimedSegment], words: [TimedWord], encodedBytes: Int, backend: String, model: String,
@@ -62,7 +66,7 @@ extension WorkStore {
             """
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
-                   m.model, m.prompt, k.speech::text AS speech, k.speech_seconds
+                   m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
             """
@@ -75,7 +79,8 @@ extension WorkStore {
             model: try row.decode("model"), prompt: try row.decode("prompt"),
             // Chunks planned before speech detection (no speech_seconds) hold loudness regions.
             speech: try row.decode("speech_seconds", as: Double?.self) == nil
-                ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")))
+                ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")),
+            speakerDetection: try row.decode("speaker_detection"))
     }
 
     /// Whether a chunk job may transcribe its chunk.
@@ -147,6 +152,7 @@ extension WorkStore {
                 UPDATE chunks
                 SET text = \(stored.text), segments = \(Self.json(stored.segments))::jsonb, words = \(stored.words.isEmpty ? nil : Self.json(stored.words))::jsonb, encoded_bytes = \(stored.encodedBytes), backend = \(stored.backend), model = \(stored.model),
                     usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
+                    voices = decode(\(stored.voices.map { Data(VoicePiece.encode($0)).base64EncodedString() }), 'base64'),
                     state = \(literal: ChunkState.succeeded), error_class = NULL, error_message = NULL,
                     answer_held_until = NULL, finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)

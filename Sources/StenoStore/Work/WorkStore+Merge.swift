@@ -27,20 +27,28 @@ extension WorkStore {
     /// completes the merge job; when it was the media's last chapter, finishes the media and
     /// sends `NOTIFY steno_media`. Returns the media's final state when this finished it.
     /// The media row is locked first, so that two chapters merging at once see each other.
+    /// With `speakers`, the chapter's voice groups get the media's speaker numbers under that
+    /// lock (`storeSpeakers`) and the sentences are labelled, and split where the speaker changes.
     @discardableResult
-    public func storeMerge(_ lease: JobLease, chapter: ChapterRecord, sentences: [MergedSentence]) async throws -> MediaState? {
+    public func storeMerge(
+        _ lease: JobLease, chapter: ChapterRecord, sentences: [MergedSentence], speakers: ChapterSpeakerPlan? = nil
+    ) async throws -> MediaState? {
         try await client.withTransaction { connection in
             try await connection.query("SELECT id FROM media WHERE id = \(chapter.mediaID) FOR UPDATE")
+            var sentences = sentences
+            if let speakers {
+                sentences = SpeakerLabeling.label(sentences, turns: try await storeSpeakers(speakers, chapter: chapter, on: connection))
+            }
             try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
             // Counted with the segments it replaces: an export reading in batches sees the change.
             try await connection.query("UPDATE chapters SET merges = merges + 1 WHERE id = \(chapter.id)")
             try await connection.query(
                 """
-                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag)
-                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb, i.flag
+                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag, speaker)
+                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb, i.flag, i.speaker
                 FROM unnest(\(sentences.map(\.start))::float8[], \(sentences.map(\.end))::float8[], \(sentences.map(\.text))::text[], \(sentences.map { $0.words.isEmpty ? nil : try Self.json($0.words) })::text[],
-                            \(sentences.map { $0.flag?.rawValue })::text[])
-                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, flag, position)
+                            \(sentences.map { $0.flag?.rawValue })::text[], \(sentences.map(\.speaker))::int[])
+                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, flag, speaker, position)
                 """)
             try await connection.query(
                 """

@@ -53,6 +53,9 @@ public struct WorkerConfiguration: Sendable {
     /// (`STENO_SPEECH_DETECTION`, on by default). Off: every second is uploaded and nothing is
     /// held back, as before speech detection; for recordings where singing is the content.
     public var speechDetection = true
+    /// Whether chunk jobs measure the voices of their speech, so that merges can tell speakers
+    /// apart (`STENO_SPEAKERS`, default on). A media can also turn it off for itself.
+    public var speakerDetection = true
     /// The checks every answer passes (`AnswerGate`).
     public var gate = AnswerGate()
     /// Chunks are played this much faster before upload, their pitch kept (`STENO_SPEEDUP`,

@@ -28,13 +28,18 @@ public struct ChunkJobHandler: JobHandler {
     let availability: BackendAvailability
     /// Requests in flight towards the backend, narrowed when they time out (AIMD).
     let requests: AdaptiveLimiter
+    /// Measures the voices of the chunk's speech from the audio it encodes; nil with speaker
+    /// detection off on this worker (`STENO_SPEAKERS=off`).
+    let speakers: SpeakerEncoder?
 
     init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, speedup: Double = 1,
         format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
-        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120)
+        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
+        speakers: SpeakerEncoder? = nil
     ) {
+        self.speakers = speakers
         self.availability = availability
         self.requests = requests
         self.answerWriteWindow = answerWriteWindow
@@ -62,12 +67,15 @@ public struct ChunkJobHandler: JobHandler {
         case .done(let outcome): return outcome
         }
         let upload: UploadAudio
+        let voices: [VoicePiece]?
         switch try await encode(chunk, context) {
-        case .ready(let ready): upload = ready
+        case .ready(let ready): (upload, voices) = ready
         case .done(let outcome): return outcome
         }
         let (request, result) = try await transcribe(upload, chunk, context)
-        let answer = try await gated(Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup), result, chunk, request, context)
+        var stored = Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
+        stored.voices = voices
+        let answer = try await gated(stored, result, chunk, request, context)
         return try await keep(answer, chunk, latency: result.latency, context)
     }
 
@@ -116,7 +124,8 @@ public struct ChunkJobHandler: JobHandler {
     }
 
     /// Encodes the chunk's range into memory, or splits a chunk that encodes over the upload limit.
-    private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<UploadAudio> {
+    /// From the same decode, measures the voice of each piece of the chunk's speech.
+    private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<(UploadAudio, [VoicePiece]?)> {
         let range = chunk.span
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
@@ -127,8 +136,20 @@ public struct ChunkJobHandler: JobHandler {
             try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit, speed: speedup).data }
         }
         let upload: UploadAudio
+        var voices: [VoicePiece]?
         do {
-            upload = UploadAudio(try await encode(), remake: encode)
+            if let encoder = speakers, chunk.speakerDetection {
+                let pieces = VoicePiece.plan(speech: chunk.speech, within: range.lowerBound.seconds..<range.upperBound.seconds)
+                let first = try await extraction.run { [format, speedup] in
+                    try await file.encode(range, format: format, sizeLimit: limit, speed: speedup) { start in
+                        VoiceSampler(encoder: encoder, start: start, pieces: pieces)
+                    }
+                }
+                upload = UploadAudio(first.chunk.data, remake: encode)
+                voices = first.analysis
+            } else {
+                upload = UploadAudio(try await encode(), remake: encode)
+            }
         } catch let error as MediaError where error.code == .encodedTooLarge {
             return .done(try await split(chunk, file: file, context: context, error: error))
         }
@@ -136,7 +157,7 @@ public struct ChunkJobHandler: JobHandler {
         // inputs are bounded by the extraction slots, not by the jobs waiting on the backend.
         await file.close()
         try context.checkCancellation()
-        return .ready(upload)
+        return .ready((upload, voices))
     }
 
     /// Sends the chunk within the AIMD window; an answer from a backend the fleet knew as down

@@ -1,16 +1,20 @@
+import Foundation
 import Logging
 import StenoCore
 import StenoStore
 
 /// The merge job: joins the chapter's chunk transcripts into sentences on the media's clock,
-/// writes them to `segments` with the chapter's text, and finishes the media after its last chapter.
+/// tells its speakers apart from the voice pieces its chunks measured, writes the sentences to
+/// `segments` with the chapter's text, and finishes the media after its last chapter.
 public struct MergeJobHandler: JobHandler {
     let store: WorkStore
     let merger: TranscriptMerger
+    let clustering: SpeakerClustering
 
-    public init(store: WorkStore, merger: TranscriptMerger = TranscriptMerger()) {
+    public init(store: WorkStore, merger: TranscriptMerger = TranscriptMerger(), clustering: SpeakerClustering = SpeakerClustering()) {
         self.store = store
         self.merger = merger
+        self.clustering = clustering
     }
 
     public func run(_ context: JobContext) async throws -> JobOutcome {
@@ -24,13 +28,26 @@ public struct MergeJobHandler: JobHandler {
         }
         let sentences = (merger.merge(transcripts, chapter: chapter.span.seconds) + flagged)
             .sorted { ($0.start, $0.flag == nil ? 0 : 1) < ($1.start, $1.flag == nil ? 0 : 1) }
-        let finished = try await store.storeMerge(context.lease, chapter: chapter, sentences: sentences)
+        var plan: ChapterSpeakerPlan?
+        if let voices = try await store.chapterVoices(chapterID), !voices.pieces.isEmpty {
+            plan = await Self.offThePool { [clustering] in ChapterSpeakerPlan(pieces: voices.pieces, count: voices.count, clustering: clustering) }
+        }
+        try context.checkCancellation()
+        let finished = try await store.storeMerge(context.lease, chapter: chapter, sentences: sentences, speakers: plan)
         context.logger.info("merged chapter", metadata: [
             "chapter.index": "\(chapter.index)", "chunks": "\(transcripts.count)", "segments": "\(sentences.count)",
+            "voice_pieces": "\(plan?.pieces.count ?? 0)", "voice_groups": "\(plan?.groupSums.count ?? 0)",
         ])
         if let finished {
             context.logger.info("media finished", metadata: ["state": "\(finished.rawValue)"])
         }
         return .completed
+    }
+
+    /// Clustering a long chapter takes a second or more of CPU: not on the cooperative pool.
+    static func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(returning: body()) }
+        }
     }
 }

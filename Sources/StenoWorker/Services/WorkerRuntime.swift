@@ -32,7 +32,8 @@ public final class WorkerRuntime: Service, Sendable {
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, voice: SileroModel?, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger
+        transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerEncoder? = nil, metrics: WorkerMetrics = WorkerMetrics(),
+        logger: Logger
     ) throws(ChunkPlannerError) {
         var tagged = logger
         tagged[metadataKey: "worker.id"] = "\(configuration.workerID)"
@@ -50,7 +51,7 @@ public final class WorkerRuntime: Service, Sendable {
                 store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
                 speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
                 availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
-                answerWriteWindow: configuration.answerWriteWindow),
+                answerWriteWindow: configuration.answerWriteWindow, speakers: speakers),
             .merge: MergeJobHandler(store: store),
         ]
         let inFlight = inFlight

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A stretch of speech short enough to hold one voice, and its voice embedding: what the chunk
+/// job measures where it decodes the audio, and what the chapter's merge clusters into speakers.
+/// Times are seconds on the media's clock.
+public struct VoicePiece: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    /// The speaker encoder's L2-normalised embedding (256 values, each in 0...1).
+    public var embedding: [Float]
+
+    public init(start: Double, end: Double, embedding: [Float]) {
+        self.start = start
+        self.end = end
+        self.embedding = embedding
+    }
+
+    public var duration: Double { end - start }
+    public var middle: Double { (start + end) / 2 }
+
+    /// The longest piece: about the 1.6 s windows the encoder was trained on, and short enough
+    /// that a turn that starts without a pause moves the boundary at most this much.
+    public static let longest = 1.6
+    /// Shorter speech says too little about its voice to be measured alone; its words take the
+    /// speaker of the nearest piece.
+    public static let shortest = 0.3
+
+    /// The pieces of `speech` (seconds on the media's clock) that fall within `range`: each
+    /// stretch of speech cut into equal pieces of at most `longest` seconds; stretches shorter
+    /// than `shortest` left out. Without speech regions (detection off), the range itself.
+    public static func plan(speech: [ClosedRange<Double>]?, within range: Range<Double>) -> [ClosedRange<Double>] {
+        let regions = speech ?? [range.lowerBound...range.upperBound]
+        var pieces: [ClosedRange<Double>] = []
+        for region in regions.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            let start = max(region.lowerBound, range.lowerBound)
+            let end = min(region.upperBound, range.upperBound)
+            let length = end - start
+            guard length >= shortest else { continue }
+            let count = Int((length / longest).rounded(.up))
+            let step = length / Double(count)
+            for index in 0..<count {
+                pieces.append((start + Double(index) * step)...(index == count - 1 ? end : start + Double(index + 1) * step))
+            }
+        }
+        return pieces
+    }
+}
+
+extension VoicePiece {
+    /// Bytes per stored piece: start and end (float64), the embedding's scale (float32) and
+    /// its 256 values quantised to a byte each.
+    public static let storedSize = 8 + 8 + 4 + 256
+
+    /// The pieces as `chunks.voices` stores them: 276 bytes each, little-endian. Embeddings are
+    /// quantised to 8 bits of their own maximum (cosine similarities move by under 1e-3).
+    public static func encode(_ pieces: [VoicePiece]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pieces.count * storedSize)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        for piece in pieces where piece.embedding.count == 256 {
+            append(piece.start.bitPattern)
+            append(piece.end.bitPattern)
+            let scale = piece.embedding.max() ?? 0
+            append(scale.bitPattern)
+            for value in piece.embedding {
+                bytes.append(scale > 0 ? UInt8((min(max(value, 0), scale) / scale * 255).rounded()) : 0)
+            }
+        }
+        return bytes
+    }
+
+    /// Reads what `encode` wrote; nil when the bytes are not a whole number of pieces.
+    public static func decode(_ bytes: [UInt8]) -> [VoicePiece]? {
+        guard bytes.count.isMultiple(of: storedSize) else { return nil }
+        return bytes.withUnsafeBytes { raw in
+            stride(from: 0, to: bytes.count, by: storedSize).map { offset in
+                let start = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                let end = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+                let scale = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self)))
+                let embedding = (0..<256).map { Float(raw[offset + 20 + $0]) / 255 * scale }
+                return VoicePiece(start: start, end: end, embedding: embedding)
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+
+extension WorkStore {
+    /// What the chapter's merge needs to tell its speakers apart.
+    public struct ChapterVoices: Sendable {
+        /// The voice pieces the chapter's chunks measured, each kept by the chunk that owns its
+        /// middle (chunks overlap: the owner is the one whose half of the overlap it is in).
+        public var pieces: [VoicePiece]
+        public var count: SpeakerCount
+    }
+
+    /// The chapter's voice pieces and its media's speaker settings; nil when the media has
+    /// speaker detection off.
+    public func chapterVoices(_ chapterID: Int64) async throws -> ChapterVoices? {
+        guard let media = try await client.query(
+            """
+            SELECT m.speaker_detection, m.speakers_min, m.speakers_max
+            FROM chapters c JOIN media m ON m.id = c.media_id WHERE c.id = \(chapterID)
+            """
+        ).first, try media.decode("speaker_detection", as: Bool.self) else { return nil }
+        let rows = try await client.query(
+            """
+            SELECT start_seconds, end_seconds, encode(voices, 'base64') AS voices
+            FROM chunks WHERE chapter_id = \(chapterID) AND state = \(literal: ChunkState.succeeded)
+            ORDER BY start_seconds, index
+            """)
+        let chunks = try rows.map { row in
+            (start: try row.decode("start_seconds", as: Double.self), end: try row.decode("end_seconds", as: Double.self),
+             voices: try row.decode("voices", as: String?.self))
+        }
+        var pieces: [VoicePiece] = []
+        for (index, chunk) in chunks.enumerated() {
+            guard let text = chunk.voices else { continue }
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = VoicePiece.decode([UInt8](data)) else {
+                throw StoreError(.malformedRow, "a chunk's stored voice pieces have an unexpected shape; is every process running the same Steno version?")
+            }
+            let lower = index > 0 ? Self.boundary(chunks[index - 1].end, chunk.start) : -Double.infinity
+            let upper = index + 1 < chunks.count ? Self.boundary(chunk.end, chunks[index + 1].start) : Double.infinity
+            pieces += decoded.filter { $0.middle >= lower && $0.middle < upper }
+        }
+        return ChapterVoices(
+            pieces: pieces,
+            count: SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max")))
+    }
+
+    /// Where two neighbouring chunks part: the middle of their overlap, or the first's end.
+    static func boundary(_ earlierEnd: Double, _ laterStart: Double) -> Double {
+        earlierEnd > laterStart ? (earlierEnd + laterStart) / 2 : earlierEnd
+    }
+
+    /// Numbers the chapter's speaker groups against the media's other chapters and records
+    /// them, on the merge's connection under the media's lock. Returns the chapter's turns.
+    /// A merge run again replaces its chapter's share and leaves other chapters' numbers be.
+    func storeSpeakers(_ plan: ChapterSpeakerPlan, chapter: ChapterRecord, on connection: PostgresConnection) async throws -> [SpeakerTurn] {
+        let rows = try await connection.query(
+            """
+            SELECT speaker, embedding::float8[] AS embedding, pieces FROM chapter_voices
+            WHERE media_id = \(chapter.mediaID) AND chapter_id <> \(chapter.id)
+            ORDER BY speaker
+            """)
+        var known: [SpeakerAssignment.Voice] = []
+        for row in rows {
+            let number: Int = try row.decode("speaker")
+            let sum = try row.decode("embedding", as: [Double].self).map(Float.init)
+            let pieces: Int = try row.decode("pieces")
+            if let index = known.firstIndex(where: { $0.number == number }) {
+                known[index].sum = SpeakerClustering.sum([known[index].sum, sum])
+                known[index].pieces += pieces
+            } else {
+                known.append(SpeakerAssignment.Voice(number: number, sum: sum, pieces: pieces))
+            }
+        }
+        // Numbers given by an earlier merge of this chapter (or named) stay taken.
+        let taken = try await connection.query("SELECT number FROM speakers WHERE media_id = \(chapter.mediaID)")
+            .map { try $0.decode("number", as: Int.self) }
+        for number in taken where !known.contains(where: { $0.number == number }) {
+            known.append(SpeakerAssignment.Voice(number: number, sum: [], pieces: 0))
+        }
+        let resolved = plan.resolve(known: known.filter { !$0.sum.isEmpty }, reserving: known.map(\.number))
+        try await connection.query("DELETE FROM chapter_voices WHERE chapter_id = \(chapter.id)")
+        for voice in resolved.voices {
+            try await connection.query(
+                "INSERT INTO speakers (media_id, number) VALUES (\(chapter.mediaID), \(voice.number)) ON CONFLICT DO NOTHING")
+            try await connection.query(
+                """
+                INSERT INTO chapter_voices (chapter_id, media_id, speaker, embedding, pieces, talk_seconds)
+                VALUES (\(chapter.id), \(chapter.mediaID), \(voice.number), \(voice.sum.map(Double.init))::float8[]::real[], \(voice.pieces), \(voice.seconds))
+                """)
+        }
+        try await connection.query(
+            "UPDATE chapters SET speaker_turns = \(try Self.json(resolved.turns))::jsonb WHERE id = \(chapter.id)")
+        try await recognise(mediaID: chapter.mediaID, on: connection)
+        return resolved.turns
+    }
+
+    /// Names the media's unnamed speakers after the tenant's voice profiles they match: the
+    /// closest profile within `VoiceProfileMatch.threshold`, each profile at most once per media.
+    func recognise(mediaID: Int64, on connection: PostgresConnection) async throws {
+        let profiles = try await connection.query(
+            """
+            SELECT p.id, p.name, p.embedding::float8[] AS embedding FROM voice_profiles p JOIN media m ON m.tenant = p.tenant
+            WHERE m.id = \(mediaID)
+              AND p.id NOT IN (SELECT profile_id FROM speakers WHERE media_id = \(mediaID) AND profile_id IS NOT NULL)
+              AND p.media_id IS DISTINCT FROM \(mediaID)
+            """
+        ).map { VoiceProfileMatch.Profile(id: try $0.decode("id"), name: try $0.decode("name"), sum: try $0.decode("embedding", as: [Double].self).map(Float.init)) }
+        guard !profiles.isEmpty else { return }
+        let rows = try await connection.query(
+            """
+            SELECT v.speaker, v.embedding::float8[] AS embedding
+            FROM speakers s JOIN chapter_voices v ON v.media_id = s.media_id AND v.speaker = s.number
+            WHERE s.media_id = \(mediaID) AND s.name IS NULL AND s.profile_id IS NULL AND NOT s.unmatched
+            ORDER BY v.speaker
+            """)
+        var voices: [SpeakerAssignment.Voice] = []
+        for row in rows {
+            let number: Int = try row.decode("speaker")
+            let sum = try row.decode("embedding", as: [Double].self).map(Float.init)
+            if let index = voices.firstIndex(where: { $0.number == number }) {
+                voices[index].sum = SpeakerClustering.sum([voices[index].sum, sum])
+            } else {
+                voices.append(SpeakerAssignment.Voice(number: number, sum: sum, pieces: 0))
+            }
+        }
+        for match in VoiceProfileMatch().matches(speakers: voices, profiles: profiles) {
+            try await connection.query(
+                """
+                UPDATE speakers SET name = \(match.name), profile_id = \(match.profileID), similarity = \(Double(match.similarity))
+                WHERE media_id = \(mediaID) AND number = \(match.number) AND name IS NULL
+                """)
+        }
+    }
+}
