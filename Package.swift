@@ -206,7 +206,7 @@ let package = Package(
 
         .target(
             name: "StenoTestSupport",
-            dependencies: ["StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StenoPostgres", "StenoCore", "StenoVoice", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StenoTestSupport"
         ),
         // Pure tests: no database, no process, no network; `swift test --filter 'StenoCoreTests|StenoUnitTests'`

@@ -1,4 +1,5 @@
 import Foundation
+import StenoVoice
 
 /// Where the tests find the speech-detection model: `STENO_VAD_MODEL`, else where
 /// `scripts/vad-model` puts it (`.steno/models/` at the repository root), which `scripts/test`
@@ -25,6 +26,13 @@ public enum SpeakerModelFile {
         }
         return VoiceModelFile.repositoryRoot.appendingPathComponent(".steno/models/resemblyzer_ge2e.pt").path
     }
+
+    /// The model, read once per test process.
+    public static func model() throws -> SpeakerEncoderModel {
+        try loaded.get()
+    }
+
+    private static let loaded = Result { try SpeakerEncoderModel(contentsOf: path) }
 }
 
 /// Real voices (LibriSpeech utterances, CC BY 4.0) for the speaker tests: `STENO_VOICES_DIR`,

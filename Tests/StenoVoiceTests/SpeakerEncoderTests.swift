@@ -71,6 +71,11 @@ struct SpeakerEncoderTests {
         }
     }
 
+    @Test("matches the reference on synthetic voices (flite, espeak-ng) and near-silence, pieces of 0.5 to 3 s in one batch")
+    func syntheticVoices() async throws {
+        try await check(try Self.reference("synthetic-reference-embeddings.json"), in: Self.fixtures)
+    }
+
     @Test("matches the reference on real LibriSpeech voices", .enabled(if: RealVoices.directory != nil, "no real voices: set STENO_VOICES_DIR or put them in ../shared/voices"))
     func realVoices() async throws {
         try await check(try Self.reference("reference-embeddings.json"), in: try #require(RealVoices.directory))

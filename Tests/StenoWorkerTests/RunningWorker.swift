@@ -54,7 +54,8 @@ struct RunningWorker {
         let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, gate: gate, logger: logger), fallback: nil)
         let runtime = try WorkerRuntime(
             configuration: settings, database: database.configuration, client: client, transcription: transcription,
-            voice: try SileroModel(contentsOf: VoiceModelFile.path), metrics: metrics, logger: logger)
+            voice: try SileroModel(contentsOf: VoiceModelFile.path),
+            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, metrics: metrics, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))

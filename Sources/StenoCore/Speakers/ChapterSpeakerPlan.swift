@@ -11,21 +11,69 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
     public var groupSeconds: [Double]
     public var count: SpeakerCount
 
-    /// Groups the chapter's `pieces` (any order) with `clustering`.
+    /// Groups the chapter's `pieces` (any order) with `clustering`. Pieces cut from one stretch
+    /// of speech (each starts before or where the one before ends) are clustered as one: a single 1.6 s window
+    /// says little about a voice, the mean of a stretch's windows says much more, and a voice
+    /// rarely changes without a pause. A stretch of three windows or more is then read again
+    /// window by window against the groups' centroids, so that a turn taken without a pause
+    /// still moves the label (`resegmented`).
     public init(pieces: [VoicePiece], count: SpeakerCount, clustering: SpeakerClustering = SpeakerClustering()) {
         let ordered = pieces.sorted { $0.start < $1.start }
-        let labels = clustering.labels(of: ordered.map(\.embedding), count: count)
+        let unit = ordered.map { SpeakerClustering.normalized($0.embedding) }
+        var stretches: [Range<Int>] = []
+        for index in ordered.indices {
+            if let last = stretches.last, ordered[index].start <= ordered[last.upperBound - 1].end + 1e-6 {
+                stretches[stretches.count - 1] = last.lowerBound..<(index + 1)
+            } else {
+                stretches.append(index..<(index + 1))
+            }
+        }
+        let stretchEmbeddings = stretches.map { stretch in
+            SpeakerClustering.normalized(SpeakerClustering.sum(stretch.map { index in unit[index].map { $0 * Float(ordered[index].duration) } }))
+        }
+        let stretchLabels = clustering.labels(
+            of: stretchEmbeddings, count: count, weights: stretches.map { $0.reduce(0) { $0 + ordered[$1].duration } })
+        var labels = [Int](repeating: 0, count: ordered.count)
+        for (stretch, label) in zip(stretches, stretchLabels) {
+            for index in stretch { labels[index] = label }
+        }
+        labels = Self.resegmented(labels, unit: unit, stretches: stretches)
+        labels = SpeakerClustering.renumbered(labels)
         let groupCount = (labels.max() ?? -1) + 1
         self.pieces = ordered.map { $0.start...$0.end }
         groups = labels
-        groupSums = (0..<groupCount).map { group in
-            SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { SpeakerClustering.normalized(ordered[$0].embedding) })
-        }
+        groupSums = (0..<groupCount).map { group in SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { unit[$0] }) }
         groupPieces = (0..<groupCount).map { group in labels.filter { $0 == group }.count }
         groupSeconds = (0..<groupCount).map { group in
             labels.indices.filter { labels[$0] == group }.reduce(0) { $0 + ordered[$1].duration }
         }
         self.count = count
+    }
+
+    /// Within each stretch of three windows or more, each window takes the group whose centroid
+    /// it is closest to, where that group is clearly closer (by `margin`) than the stretch's
+    /// own; a change must hold for two windows in a row, so one odd window does not split a turn.
+    static func resegmented(_ labels: [Int], unit: [[Float]], stretches: [Range<Int>], margin: Float = 0.05) -> [Int] {
+        let groupCount = (labels.max() ?? -1) + 1
+        guard groupCount > 1 else { return labels }
+        let centroids = (0..<groupCount).map { group in
+            SpeakerClustering.normalized(SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { unit[$0] }))
+        }
+        var result = labels
+        for stretch in stretches where stretch.count >= 3 {
+            let own = labels[stretch.lowerBound]
+            let preferred = stretch.map { index -> Int in
+                let similarities = centroids.map { SpeakerClustering.dot($0, unit[index]) }
+                let best = similarities.indices.max { similarities[$0] < similarities[$1] }!
+                return similarities[best] - similarities[own] > margin ? best : own
+            }
+            for offset in preferred.indices where preferred[offset] != own {
+                let before = offset > 0 && preferred[offset - 1] == preferred[offset]
+                let after = offset + 1 < preferred.count && preferred[offset + 1] == preferred[offset]
+                if before || after { result[stretch.lowerBound + offset] = preferred[offset] }
+            }
+        }
+        return result
     }
 
     /// What the chapter adds to the media's speakers once its groups have numbers.
@@ -46,7 +94,7 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
     public func resolve(
         known: [SpeakerAssignment.Voice], reserving reserved: [Int] = [], assignment: SpeakerAssignment = SpeakerAssignment()
     ) -> Resolved {
-        let numbers = assignment.numbers(of: groupSums, known: known, reserving: reserved, maximum: count.maximum)
+        let numbers = assignment.numbers(of: groupSums, seconds: groupSeconds, known: known, reserving: reserved, maximum: count.maximum)
         let turns = SpeakerTurn.turns(of: pieces, speakers: groups.map { numbers[$0] })
         var voices: [(number: Int, sum: [Float], pieces: Int, seconds: Double)] = []
         for (group, number) in numbers.enumerated() {

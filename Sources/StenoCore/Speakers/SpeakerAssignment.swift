@@ -21,32 +21,46 @@ public struct SpeakerAssignment: Sendable {
     /// many pieces sit closer than single pieces do, so this is tighter than the clustering's.
     public var threshold: Float
 
-    public static let defaultThreshold: Float = 0.25
+    public static let defaultThreshold: Float = 0.12
 
     public init(threshold: Float = SpeakerAssignment.defaultThreshold) {
         self.threshold = threshold
     }
 
-    /// The speaker number of each group (groups in order of first appearance in the chapter),
-    /// given the media's `known` voices, numbers already `reserved` (given before, whatever
-    /// became of them) and the most speakers it may have.
-    public func numbers(of groups: [[Float]], known: [Voice], reserving reserved: [Int] = [], maximum: Int?) -> [Int] {
+    /// Speech under which a chapter's group that matches no known voice is not taken for a new
+    /// speaker (a cough, a laugh, a word too short to place a voice): it joins the closest one.
+    public var smallestNewSpeaker: Double = 2.0
+
+    /// The speaker number of each group (groups in order of first appearance in the chapter,
+    /// `seconds` of speech each), given the media's `known` voices, numbers already `reserved`
+    /// (given before, whatever became of them) and the most speakers it may have. Groups close
+    /// to a known voice take its number; other groups of `smallestNewSpeaker` seconds or more
+    /// become new speakers, in order; smaller ones join the closest speaker there is then.
+    public func numbers(
+        of groups: [[Float]], seconds: [Double]? = nil, known: [Voice], reserving reserved: [Int] = [], maximum: Int?
+    ) -> [Int] {
         var voices = known.map { (number: $0.number, centroid: SpeakerClustering.normalized($0.sum)) }
         var next = ((known.map(\.number) + reserved).max() ?? 0) + 1
-        var result: [Int] = []
-        for group in groups {
-            let centroid = SpeakerClustering.normalized(group)
-            let best = voices.max { SpeakerClustering.dot($0.centroid, centroid) < SpeakerClustering.dot($1.centroid, centroid) }
-            let distance = best.map { 1 - SpeakerClustering.dot($0.centroid, centroid) } ?? .infinity
-            let full = maximum.map { voices.count >= $0 } ?? false
-            if let best, distance <= threshold || full {
-                result.append(best.number)
-            } else {
-                voices.append((next, centroid))
-                result.append(next)
-                next += 1
+        let centroids = groups.map(SpeakerClustering.normalized)
+        func closest(_ centroid: [Float]) -> (number: Int, distance: Float)? {
+            voices.map { ($0.number, 1 - SpeakerClustering.dot($0.centroid, centroid)) }.min { $0.1 < $1.1 }
+        }
+        var result = [Int?](repeating: nil, count: groups.count)
+        let small = groups.indices.map { (seconds?[$0] ?? .infinity) < smallestNewSpeaker }
+        // Large groups first, in order; then the small ones, which may join a new speaker.
+        for pass in [false, true] {
+            for index in groups.indices where small[index] == pass {
+                let nearest = closest(centroids[index])
+                let full = maximum.map { voices.count >= $0 } ?? false
+                if let nearest, nearest.distance <= threshold || full || (pass && voices.count > 0) {
+                    result[index] = nearest.number
+                } else {
+                    voices.append((next, centroids[index]))
+                    result[index] = next
+                    next += 1
+                }
             }
         }
-        return result
+        return result.map { $0! }
     }
 }

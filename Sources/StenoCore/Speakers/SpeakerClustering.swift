@@ -14,7 +14,7 @@ public struct SpeakerClustering: Sendable {
     public var threshold: Float
     public var blockLimit: Int
 
-    public static let defaultThreshold: Float = 0.35
+    public static let defaultThreshold: Float = 0.30
 
     public init(threshold: Float = SpeakerClustering.defaultThreshold, blockLimit: Int = 2_000) {
         self.threshold = threshold
@@ -22,12 +22,37 @@ public struct SpeakerClustering: Sendable {
     }
 
     /// A label per embedding, 0..<k, numbered in order of first appearance. `count` fixes the
-    /// number of groups (or bounds it), where there are enough embeddings.
-    public func labels(of embeddings: [[Float]], count: SpeakerCount = .automatic) -> [Int] {
+    /// number of groups (or bounds it), where there are enough embeddings. `weights` (seconds
+    /// of speech each embedding stands for) weigh the centroids of the refinement.
+    public func labels(of embeddings: [[Float]], count: SpeakerCount = .automatic, weights: [Double]? = nil) -> [Int] {
         guard !embeddings.isEmpty else { return [] }
         let unit = embeddings.map(Self.normalized)
+        let labels = unclustered(unit, count: count)
+        let weights = weights?.count == unit.count ? weights! : [Double](repeating: 1, count: unit.count)
+        return Self.renumbered(Self.refined(labels, unit: unit, weights: weights))
+    }
+
+    /// A few rounds of moving each embedding to the group whose centroid is closest (k-means
+    /// on the sphere, started from the dendrogram's cut): agglomeration cannot undo an early
+    /// merge of two alike voices, and this can. Groups keep their number; none is made.
+    static func refined(_ labels: [Int], unit: [[Float]], weights: [Double], rounds: Int = 10) -> [Int] {
+        var labels = labels
+        for _ in 0..<rounds {
+            let groups = Set(labels).sorted()
+            guard groups.count > 1 else { return labels }
+            let centroids = groups.map { group in
+                normalized(sum(labels.indices.filter { labels[$0] == group }.map { index in unit[index].map { $0 * Float(weights[index]) } }))
+            }
+            let moved = unit.map { vector in groups[centroids.indices.max { dot(centroids[$0], vector) < dot(centroids[$1], vector) }!] }
+            if moved == labels { break }
+            labels = moved
+        }
+        return labels
+    }
+
+    private func unclustered(_ unit: [[Float]], count: SpeakerCount) -> [Int] {
         if unit.count <= blockLimit {
-            return Self.renumbered(cluster(unit, sizes: [Int](repeating: 1, count: unit.count), count: count))
+            return cluster(unit, sizes: [Int](repeating: 1, count: unit.count), count: count)
         }
         // Blocks of neighbouring pieces first, at the threshold; then their groups by centroid.
         var blockLabels = [Int](repeating: 0, count: unit.count)
@@ -45,7 +70,7 @@ public struct SpeakerClustering: Sendable {
             }
         }
         let merged = cluster(centroids, sizes: sizes, count: count)
-        return Self.renumbered(blockLabels.map { merged[$0] })
+        return blockLabels.map { merged[$0] }
     }
 
     /// Average-linkage clustering of `points` (unit vectors) that stand for `sizes` pieces each.

@@ -25,9 +25,12 @@ public struct VoicePiece: Sendable, Equatable {
     /// speaker of the nearest piece.
     public static let shortest = 0.3
 
-    /// The pieces of `speech` (seconds on the media's clock) that fall within `range`: each
-    /// stretch of speech cut into equal pieces of at most `longest` seconds; stretches shorter
-    /// than `shortest` left out. Without speech regions (detection off), the range itself.
+    /// The pieces of `speech` (seconds on the media's clock) that fall within `range`: a
+    /// stretch of speech shorter than `longest` is one piece; a longer one is covered by windows
+    /// of exactly `longest` seconds, the first at its start and the last at its end, evenly
+    /// spaced (so overlapping a little): the encoder was trained on windows of that length, and
+    /// its embeddings of shorter ones are noisier. Stretches shorter than `shortest` are left
+    /// out. Without speech regions (detection off), the range itself is the stretch.
     public static func plan(speech: [ClosedRange<Double>]?, within range: Range<Double>) -> [ClosedRange<Double>] {
         let regions = speech ?? [range.lowerBound...range.upperBound]
         var pieces: [ClosedRange<Double>] = []
@@ -36,10 +39,15 @@ public struct VoicePiece: Sendable, Equatable {
             let end = min(region.upperBound, range.upperBound)
             let length = end - start
             guard length >= shortest else { continue }
+            guard length > longest else {
+                pieces.append(start...end)
+                continue
+            }
             let count = Int((length / longest).rounded(.up))
-            let step = length / Double(count)
+            let step = (length - longest) / Double(count - 1)
             for index in 0..<count {
-                pieces.append((start + Double(index) * step)...(index == count - 1 ? end : start + Double(index + 1) * step))
+                let first = index == count - 1 ? end - longest : start + Double(index) * step
+                pieces.append(first...(index == count - 1 ? end : first + longest))
             }
         }
         return pieces
@@ -47,6 +55,24 @@ public struct VoicePiece: Sendable, Equatable {
 }
 
 extension VoicePiece {
+    /// The pieces of a chapter's chunks (in time order, each with the audio range it decoded),
+    /// each kept by the chunk that owns its middle: neighbouring chunks overlap, and the owner
+    /// of a moment in the overlap is the chunk on its side of the overlap's middle (the cut).
+    public static func owned(byChunks chunks: [(range: Range<Double>, pieces: [VoicePiece])]) -> [VoicePiece] {
+        var kept: [VoicePiece] = []
+        for (index, chunk) in chunks.enumerated() {
+            let lower = index > 0 ? boundary(chunks[index - 1].range.upperBound, chunk.range.lowerBound) : -Double.infinity
+            let upper = index + 1 < chunks.count ? boundary(chunk.range.upperBound, chunks[index + 1].range.lowerBound) : Double.infinity
+            kept += chunk.pieces.filter { $0.middle >= lower && $0.middle < upper }
+        }
+        return kept
+    }
+
+    /// Where two neighbouring chunks part: the middle of their overlap, or the first's end.
+    static func boundary(_ earlierEnd: Double, _ laterStart: Double) -> Double {
+        earlierEnd > laterStart ? (earlierEnd + laterStart) / 2 : earlierEnd
+    }
+
     /// Bytes per stored piece: start and end (float64), the embedding's scale (float32) and
     /// its 256 values quantised to a byte each.
     public static let storedSize = 8 + 8 + 4 + 256

@@ -30,24 +30,22 @@ extension WorkStore {
             (start: try row.decode("start_seconds", as: Double.self), end: try row.decode("end_seconds", as: Double.self),
              voices: try row.decode("voices", as: String?.self))
         }
-        var pieces: [VoicePiece] = []
-        for (index, chunk) in chunks.enumerated() {
-            guard let text = chunk.voices else { continue }
+        var measured: [(range: Range<Double>, pieces: [VoicePiece])] = []
+        for chunk in chunks {
+            guard let text = chunk.voices else {
+                // Measured by no worker (one with STENO_SPEAKERS=off): its words take the nearest speaker.
+                measured.append((chunk.start..<chunk.end, []))
+                continue
+            }
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = VoicePiece.decode([UInt8](data)) else {
                 throw StoreError(.malformedRow, "a chunk's stored voice pieces have an unexpected shape; is every process running the same Steno version?")
             }
-            let lower = index > 0 ? Self.boundary(chunks[index - 1].end, chunk.start) : -Double.infinity
-            let upper = index + 1 < chunks.count ? Self.boundary(chunk.end, chunks[index + 1].start) : Double.infinity
-            pieces += decoded.filter { $0.middle >= lower && $0.middle < upper }
+            measured.append((chunk.start..<chunk.end, decoded))
         }
+        let pieces = VoicePiece.owned(byChunks: measured)
         return ChapterVoices(
             pieces: pieces,
             count: SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max")))
-    }
-
-    /// Where two neighbouring chunks part: the middle of their overlap, or the first's end.
-    static func boundary(_ earlierEnd: Double, _ laterStart: Double) -> Double {
-        earlierEnd > laterStart ? (earlierEnd + laterStart) / 2 : earlierEnd
     }
 
     /// Numbers the chapter's speaker groups against the media's other chapters and records

@@ -39,6 +39,16 @@ if CommandLine.arguments.dropFirst().first == "voice" {
     exit(0)
 }
 
+if CommandLine.arguments.dropFirst().first == "speakers" {
+    try await SpeakerDiarization.run(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
+if CommandLine.arguments.dropFirst().first == "speakers-speed" {
+    try await SpeakerDiarization.speed(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "queue-drain" {
     try await QueueDrain.run(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)

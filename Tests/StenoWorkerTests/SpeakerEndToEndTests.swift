@@ -1,0 +1,217 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+import Testing
+
+@testable import StenoWorker
+
+/// A speaker reference as `bench/speakers/make-conversations` writes it (RTTM).
+struct SpeakerReference {
+    struct Turn {
+        var start: Double
+        var end: Double
+        var speaker: String
+    }
+
+    var turns: [Turn]
+
+    static func load(_ name: String) throws -> (audio: URL, reference: SpeakerReference) {
+        let folder = FixtureBook.directory.appendingPathComponent("speakers")
+        let text = try String(contentsOf: folder.appendingPathComponent("\(name).rttm"), encoding: .utf8)
+        let turns = text.split(separator: "\n").compactMap { line -> Turn? in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 8, let start = Double(fields[3]), let duration = Double(fields[4]) else { return nil }
+            return Turn(start: start, end: start + duration, speaker: String(fields[7]))
+        }
+        return (folder.appendingPathComponent("\(name).flac"), SpeakerReference(turns: turns))
+    }
+
+    var speakers: Set<String> { Set(turns.map(\.speaker)) }
+
+    /// The share of reference speech (outside a 0.25 s collar at each turn's ends) that the
+    /// found turns give to the speaker mapped to the reference one, under the best one-to-one
+    /// mapping; and that mapping, reference speaker to speaker number.
+    func agreement(with found: [SpeakerTurn]) -> (share: Double, mapping: [String: Int]) {
+        let step = 0.01
+        var overlap: [String: [Int: Double]] = [:]
+        var total = 0.0
+        for turn in turns {
+            var time = turn.start + 0.25
+            while time < turn.end - 0.25 {
+                total += step
+                if let speaker = found.first(where: { $0.start <= time && time < $0.end })?.speaker {
+                    overlap[turn.speaker, default: [:]][speaker, default: 0] += step
+                }
+                time += step
+            }
+        }
+        // Few speakers: every one-to-one mapping is tried.
+        let references = speakers.sorted()
+        let numbers = Array(Set(found.map(\.speaker))).sorted()
+        var best = (share: 0.0, mapping: [String: Int]())
+        func assign(_ index: Int, _ used: Set<Int>, _ mapping: [String: Int], _ sum: Double) {
+            if index == references.count {
+                if sum > best.share * total { best = (sum / max(total, 1e-9), mapping) }
+                return
+            }
+            assign(index + 1, used, mapping, sum)
+            for number in numbers where !used.contains(number) {
+                var next = mapping
+                next[references[index]] = number
+                assign(index + 1, used.union([number]), next, sum + (overlap[references[index]]?[number] ?? 0))
+            }
+        }
+        assign(0, [], [:], 0)
+        return best
+    }
+}
+
+/// Speakers told apart through the whole fleet: real FFmpeg, the real speech detector and
+/// speaker encoder, steno-asr for the words, the merge's numbering in PostgreSQL.
+@Suite("Speakers end to end", .serialized, .timeLimit(.minutes(5)))
+struct SpeakerEndToEndTests {
+    static func enqueue(_ client: PostgresClient, _ path: String, tenant: String = NewMedia.defaultTenant, speakers: String? = nil) async throws -> Int64 {
+        let media = try MediaOptions(title: "talk", speakers: speakers).validated(source: path, tenant: tenant)
+        return try await AdminStore(client: client).enqueue([media], allowDuplicates: true)[0].mediaID
+    }
+
+    static func cuts(_ client: PostgresClient, _ mediaID: Int64) async throws -> [Double] {
+        try await client.query("SELECT start_seconds, end_seconds FROM chunks WHERE media_id = \(mediaID) AND uploaded ORDER BY start_seconds")
+            .map { (try $0.decode("start_seconds", as: Double.self), try $0.decode("end_seconds", as: Double.self)) }
+            .adjacentPairs.map { ($0.0.1 + $0.1.0) / 2 }
+    }
+
+    @Test("two voices at 20 s chunks: two speakers, the right one on 95 % of the speech, no label change at a cut inside a turn, names in every export")
+    func twoVoices() async throws {
+        let (audio, reference) = try SpeakerReference.load("synth-two")
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let admin = AdminStore(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
+                    let mediaID = try await Self.enqueue(client, audio.path)
+                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    let speakers = try await admin.speakers(mediaID: mediaID)
+                    #expect(speakers.map(\.number) == [1, 2])
+                    let turns = try await admin.speakerTurns(mediaID: mediaID)
+                    let (share, mapping) = reference.agreement(with: turns)
+                    #expect(share >= 0.95, "the right speaker on \(share) of the speech")
+                    #expect(Set(mapping.values).count == 2)
+                    // A cut inside a reference turn never changes the label across it.
+                    let cuts = try await Self.cuts(client, mediaID)
+                    #expect(!cuts.isEmpty, "20 s chunks cut a 51 s talk")
+                    for cut in cuts {
+                        guard reference.turns.contains(where: { $0.start + 1 < cut && cut < $0.end - 1 }) else { continue }
+                        #expect(SpeakerTurn.speaker(at: cut - 0.8, in: turns) == SpeakerTurn.speaker(at: cut + 0.8, in: turns), "label changes at the cut at \(cut)")
+                    }
+                    // Talk time adds up to about the speech.
+                    let speech = reference.turns.reduce(0) { $0 + $1.end - $1.start }
+                    #expect(abs(speakers.reduce(0) { $0 + $1.talkSeconds } - speech) < speech * 0.15)
+                    let source = try await admin.transcriptSource(mediaID: mediaID)
+                    var json = ""
+                    try await admin.exportTranscript(source, format: .json) { json += $0 }
+                    let transcript = try JSONDecoder().decode(Transcript.self, from: Data(json.utf8))
+                    #expect(transcript.speakers?.map(\.name) == ["Speaker 1", "Speaker 2"])
+                    let segments = transcript.chapters.flatMap(\.segments).filter { $0.flag == nil }
+                    #expect(!segments.isEmpty && segments.allSatisfy { $0.speaker != nil })
+                    #expect(segments.allSatisfy { segment in segment.words?.allSatisfy { $0.speaker == segment.speaker } ?? true })
+                    for (format, mark) in [(TranscriptFormat.srt, "Speaker 2: "), (.vtt, "<v Speaker 2>"), (.txt, "Speaker 2: "), (.podcast, "\"speaker\" : \"Speaker 2\"")] {
+                        var text = ""
+                        try await admin.exportTranscript(source, format: format) { text += $0 }
+                        #expect(text.contains(mark), "\(format) names the speakers")
+                    }
+                    // Named once, recognised in the tenant's next recording with one of the voices,
+                    // never in another tenant's.
+                    let sltNumber = try #require(mapping["flite-slt"])
+                    _ = try await admin.renameSpeaker(mediaID: mediaID, number: sltNumber, name: "Ada")
+                    let next = try await Self.enqueue(client, FixtureBook.directory.appendingPathComponent("speakers/synth-interjections.flac").path)
+                    let other = try await Self.enqueue(client, FixtureBook.directory.appendingPathComponent("speakers/synth-interjections.flac").path, tenant: "other")
+                    #expect(try await db.waitForMedia(next, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    #expect(try await db.waitForMedia(other, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    let (_, interjections) = try SpeakerReference.load("synth-interjections")
+                    let nextSpeakers = try await admin.speakers(mediaID: next)
+                    let nextMapping = interjections.agreement(with: try await admin.speakerTurns(mediaID: next)).mapping
+                    let recognised = try #require(nextSpeakers.first { $0.number == nextMapping["flite-slt"] })
+                    #expect(recognised.name == "Ada")
+                    #expect((recognised.similarity ?? 0) > 0.8 && recognised.profileID != nil)
+                    #expect(nextSpeakers.filter { $0.name == "Ada" }.count == 1)
+                    #expect(try await admin.speakers(mediaID: other).allSatisfy { $0.name == nil }, "a profile never crosses tenants")
+                    // Undone: the name goes, and no profile gives it again in that media.
+                    try await admin.unnameSpeaker(mediaID: next, number: recognised.number)
+                    #expect(try await admin.speakers(mediaID: next).allSatisfy { $0.name == nil })
+                }
+            }
+        }
+    }
+
+    @Test("one narrator over three chapters is one speaker, and the exports carry no labels")
+    func oneNarrator() async throws {
+        let book = FixtureBook.file("book.m4b")
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let admin = AdminStore(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
+                    let mediaID = try await db.enqueue(book.path)
+                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    #expect(try await admin.speakers(mediaID: mediaID).map(\.number) == [1])
+                    let source = try await admin.transcriptSource(mediaID: mediaID)
+                    #expect(source.outline.speakers == nil)
+                    for format in TranscriptFormat.allCases {
+                        var text = ""
+                        try await admin.exportTranscript(source, format: format) { text += $0 }
+                        #expect(!text.contains("Speaker 1") && !text.contains("\"speaker\""), "\(format) shows no speaker")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("speakers off for a media: no voices measured, no speakers, exports as before")
+    func offPerMedia() async throws {
+        let (audio, _) = try SpeakerReference.load("synth-two")
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
+                    let mediaID = try await Self.enqueue(client, audio.path, speakers: "off")
+                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    let measured = try await client.query("SELECT count(*)::integer AS n FROM chunks WHERE media_id = \(mediaID) AND voices IS NOT NULL").single()
+                    #expect(try measured.decode("n", as: Int.self) == 0)
+                    #expect(try await AdminStore(client: client).speakers(mediaID: mediaID).isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("a worker with speaker detection off measures nothing; the media still succeeds")
+    func offPerWorker() async throws {
+        let (audio, _) = try SpeakerReference.load("synth-two")
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.speakerDetection = false }) { _ in
+                    let mediaID = try await Self.enqueue(client, audio.path)
+                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    #expect(try await AdminStore(client: client).speakers(mediaID: mediaID).isEmpty)
+                }
+            }
+        }
+    }
+}
+
+extension Array {
+    fileprivate var adjacentPairs: [(Element, Element)] {
+        count < 2 ? [] : (1..<count).map { (self[$0 - 1], self[$0]) }
+    }
+}
