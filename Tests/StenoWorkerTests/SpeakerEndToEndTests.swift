@@ -136,8 +136,9 @@ struct SpeakerEndToEndTests {
                     let nextSpeakers = try await admin.speakers(mediaID: next)
                     let nextMapping = interjections.agreement(with: try await admin.speakerTurns(mediaID: next)).mapping
                     let recognised = try #require(nextSpeakers.first { $0.number == nextMapping["flite-slt"] })
+                    print("recognised speaker \(recognised.number) of media \(next) as \(recognised.name ?? "nobody"), similarity \(recognised.similarity ?? 0)")
                     #expect(recognised.name == "Ada")
-                    #expect((recognised.similarity ?? 0) > 0.8 && recognised.profileID != nil)
+                    #expect((recognised.similarity ?? 0) > 0.75 && recognised.profileID != nil)
                     #expect(nextSpeakers.filter { $0.name == "Ada" }.count == 1)
                     #expect(try await admin.speakers(mediaID: other).allSatisfy { $0.name == nil }, "a profile never crosses tenants")
                     // Undone: the name goes, and no profile gives it again in that media.

@@ -44,8 +44,15 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
         groups = labels
         groupSums = (0..<groupCount).map { group in SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { unit[$0] }) }
         groupPieces = (0..<groupCount).map { group in labels.filter { $0 == group }.count }
+        // Windows overlap: a group's speech is the union of its pieces, not their sum.
         groupSeconds = (0..<groupCount).map { group in
-            labels.indices.filter { labels[$0] == group }.reduce(0) { $0 + ordered[$1].duration }
+            var total = 0.0
+            var reach = -Double.infinity
+            for index in labels.indices where labels[index] == group {
+                total += max(0, ordered[index].end - max(ordered[index].start, reach))
+                reach = max(reach, ordered[index].end)
+            }
+            return total
         }
         self.count = count
     }

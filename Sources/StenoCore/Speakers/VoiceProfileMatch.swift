@@ -22,9 +22,15 @@ public struct VoiceProfileMatch: Sendable {
         public var similarity: Float
     }
 
+    /// Cosine distance between a speaker's centroid and a profile's under which they are one
+    /// voice. Looser than the matching of one media's chapters (`SpeakerAssignment`): the same
+    /// voice in another recording (other words, another room) lies further off. Calibrated in
+    /// docs/speakers.md.
     public var threshold: Float
 
-    public init(threshold: Float = SpeakerAssignment.defaultThreshold) {
+    public static let defaultThreshold: Float = 0.25
+
+    public init(threshold: Float = VoiceProfileMatch.defaultThreshold) {
         self.threshold = threshold
     }
 
