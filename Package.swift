@@ -181,6 +181,7 @@ let package = Package(
                 "StenoStore",
                 "StenoMedia",
                 "StenoTranscription",
+                "StenoVoice",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -198,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "steno-api",
             dependencies: [
-                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoLogging",
+                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoLogging", "StenoVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

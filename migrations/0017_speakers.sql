@@ -29,11 +29,17 @@ CREATE TABLE voice_profiles (
     -- The sum of the embeddings of the voice's pieces where it was named; its direction is the voice.
     embedding   real[] NOT NULL,
     pieces      integer NOT NULL,
-    media_id    bigint,
+    -- The media the name was given in (its own speakers are not matched against it again).
+    named_in    bigint,
+    -- Set for a voice a transcription request brought (OpenAI's known_speaker_references[]):
+    -- it names speakers of that media only, and goes with it.
+    for_media   bigint REFERENCES media (id) ON DELETE CASCADE,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    updated_at  timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (tenant, name)
+    updated_at  timestamptz NOT NULL DEFAULT now()
 );
+-- One profile per name in a tenant.
+CREATE UNIQUE INDEX voice_profiles_name_idx ON voice_profiles (tenant, name) WHERE for_media IS NULL;
+CREATE INDEX voice_profiles_media_idx ON voice_profiles (for_media) WHERE for_media IS NOT NULL;
 
 CREATE TABLE speakers (
     media_id    bigint NOT NULL REFERENCES media (id) ON DELETE CASCADE,

@@ -6,6 +6,7 @@ import StenoCore
 import StenoLogging
 import StenoPostgres
 import StenoStore
+import StenoVoice
 
 /// `steno-api`: serves the HTTP API until SIGTERM or SIGINT.
 @main
@@ -118,6 +119,12 @@ struct StenoAPICommand: AsyncParsableCommand {
         settings.databaseConnections =
             try SettingValue.integer(setting(databaseConnections, "--database-connections", "STENO_API_DATABASE_CONNECTIONS"), in: 1...64)
             ?? settings.databaseConnections
+        // The speaker encoder measures the reference clips of known speakers. A model named
+        // and missing stops the server; none found leaves those requests refused with a reason.
+        let speakerModel = SpeakerEncoderModel.locate(configured: nonEmpty(nil, "STENO_SPEAKER_MODEL"))
+        if nonEmpty(nil, "STENO_SPEAKER_MODEL") != nil || FileManager.default.fileExists(atPath: speakerModel) {
+            settings.speakers = SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: speakerModel))
+        }
         if let hours = try SettingValue.number(setting(webSessionHours, "--web-session-hours", "STENO_WEB_SESSION_HOURS"), in: 0.01...(24 * 90), unit: "hours") {
             settings.webSessionLifetime = .seconds(hours * 3600)
         }

@@ -6,6 +6,8 @@ Checks, each with an assertion that fails loudly:
 - a recording longer than an hour and larger than OpenAI's 25 MB limit is transcribed whole;
 - every response_format parses as the client expects it (json, verbose_json with words, text,
   srt, vtt) and stream=True yields transcript.text.delta events, then transcript.text.done;
+- response_format=diarized_json parses as the client's TranscriptionDiarized, with a speaker on
+  every segment, and a voice sent as known_speaker_references[] comes back under its name;
 - bad input comes back as the client's typed errors: 415 for a file no decoder reads,
   400 naming the field, 401 for an unknown key.
 """
@@ -30,6 +32,8 @@ def main():
     parser.add_argument("--long", required=True, help="a recording over an hour and over 25 MB")
     parser.add_argument("--book", required=True, help="the three-chapter fixture book")
     parser.add_argument("--not-audio", required=True)
+    parser.add_argument("--conversation", required=True, help="a talk of two synthetic voices, with its .rttm beside it")
+    parser.add_argument("--reference", required=True, help="a clip of one of the talk's voices alone")
     args = parser.parse_args()
     key = os.environ["STENO_TEST_API_KEY"]
     client = OpenAI(base_url=args.base_url, api_key=key, timeout=3600.0, max_retries=0)
@@ -92,6 +96,30 @@ def main():
         check(False, "an unknown key was accepted")
     except openai.AuthenticationError as error:
         check(key not in str(error), "the error shows the key")
+
+    # Who said what, in OpenAI's diarized shape; one voice named by a reference clip.
+    import base64
+    with open(args.reference, "rb") as clip:
+        reference = "data:audio/wav;base64," + base64.b64encode(clip.read()).decode()
+    with open(args.conversation, "rb") as audio:
+        diarized = client.audio.transcriptions.create(
+            model="gpt-4o-transcribe-diarize", file=audio, response_format="diarized_json", chunking_strategy="auto",
+            known_speaker_names=["Sally"], known_speaker_references=[reference])
+    check(type(diarized).__name__ == "TranscriptionDiarized", f"diarized_json parsed as {type(diarized).__name__}")
+    speakers = {segment.speaker for segment in diarized.segments}
+    check(len(speakers) == 2, f"two voices, {len(speakers)} speakers: {speakers}")
+    check("Sally" in speakers, f"the known voice is not named: {speakers}")
+    reference_turns = []
+    with open(os.path.splitext(args.conversation)[0] + ".rttm") as rttm:
+        for line in rttm:
+            fields = line.split()
+            reference_turns.append((float(fields[3]), float(fields[3]) + float(fields[4]), fields[7]))
+    def spoken_by(time):
+        return next((who for start, end, who in reference_turns if start <= time < end), None)
+    named = [segment for segment in diarized.segments if segment.speaker == "Sally"]
+    right = sum(1 for segment in named if spoken_by((segment.start + segment.end) / 2) == "flite-slt")
+    check(named and right >= 0.9 * len(named), f"{right} of {len(named)} segments named Sally are hers")
+    print(f"diarized_json: {len(diarized.segments)} segments, speakers {sorted(speakers)}, {right}/{len(named)} of Sally's are hers")
 
     # Over an hour, over 25 MB: transcribed whole by the fleet behind one request.
     start = time.monotonic()

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoVoice
 
 /// How `steno-api` serves: where it listens, where uploads go, what clients may send and how
 /// fast. `steno-api --help` names the variable of each setting.
@@ -31,6 +32,9 @@ public struct APIConfiguration: Sendable {
     public var databaseConnections: Int
     /// How long a web view sign-in lasts (`STENO_WEB_SESSION_HOURS`); revoking its key ends it sooner.
     public var webSessionLifetime: Duration
+    /// The speaker encoder, for the reference clips of OpenAI's `known_speaker_references[]`
+    /// (`STENO_SPEAKER_MODEL`, else where the worker looks); nil refuses them with a reason.
+    public var speakers: SpeakerEncoder?
 
     public static let defaultPort = 8080
     public static let defaultMaxUploadBytes: Int64 = 8 << 30

@@ -13,8 +13,9 @@ struct MediaSubmission: Sendable {
     var priority: String?
     var chapters: String?
     var webhook: String?
+    var speakers: String?
 
-    static let fields: Set<String> = ["url", "path", "title", "language", "model", "prompt", "priority", "chapters", "webhook", "file"]
+    static let fields: Set<String> = ["url", "path", "title", "language", "model", "prompt", "priority", "chapters", "webhook", "speakers", "file"]
 
     init(form: UploadReceiver.Form) throws {
         for (name, values) in form.fields where values.count > 1 {
@@ -51,9 +52,11 @@ struct MediaSubmission: Sendable {
         priority = fields["priority"]
         chapters = fields["chapters"]
         webhook = fields["webhook"]
+        speakers = fields["speakers"]
     }
 
     var options: MediaOptions {
-        MediaOptions(title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters, webhook: webhook)
+        MediaOptions(title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters, webhook: webhook,
+                     speakers: speakers)
     }
 }

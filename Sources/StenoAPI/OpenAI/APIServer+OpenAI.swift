@@ -9,7 +9,9 @@ extension APIServer {
     /// `chunking_strategy`, `include[]`) are accepted and have no effect.
     static let openAIFields: Set<String> = [
         "model", "language", "prompt", "response_format", "timestamp_granularities[]", "timestamp_granularities", "stream",
-        "temperature", "chunking_strategy", "include[]",
+        "temperature", "chunking_strategy", "include[]", "known_speaker_names[]", "known_speaker_references[]",
+        // Steno's own: how many speakers (auto, off, N or MIN-MAX), as `steno enqueue --speakers`.
+        "speakers",
     ]
 
     /// `POST /v1/audio/transcriptions`, as OpenAI defines it, for audio of any length: the upload
@@ -28,15 +30,20 @@ extension APIServer {
                 throw APIError.badRequest("send the recording as the multipart field file", field: "file")
             }
             let title = file.clientFilename.map { String($0.unicodeScalars.filter { $0 != "\u{0}" }.prefix(200)) }
-            let media = try MediaOptions(title: title, language: plan.language, prompt: plan.prompt)
+            let media = try MediaOptions(title: title, language: plan.language, prompt: plan.prompt, speakers: plan.speakers)
                 .validated(source: file.path, tenant: principal.tenant)
             try await Self.checkDecodable(file)
+            // Measured before the media exists: a reference that cannot be read refuses the request.
+            let knownVoices = try await knownSpeakerVoices(plan.knownSpeakers)
             // Subscribed before the media exists, so that no change is missed.
             let subscription = hub.subscribe(tenant: principal.tenant)
             let enqueued: AdminStore.EnqueuedMedia
             do {
                 enqueued = try await store.enqueueOnce(media).media
                 enqueuedMedia = true
+                if !knownVoices.isEmpty {
+                    try await store.addKnownSpeakers(mediaID: enqueued.mediaID, knownVoices)
+                }
             } catch {
                 hub.unsubscribe(subscription)
                 throw error
@@ -108,6 +115,9 @@ struct OpenAITranscriptionPlan: Sendable {
     var stream: Bool
     var language: String?
     var prompt: String?
+    var speakers: String?
+    /// `known_speaker_names[]` with their `known_speaker_references[]` (data URLs of audio).
+    var knownSpeakers: [(name: String, reference: String)]
 
     init(form: UploadReceiver.Form) throws {
         for name in form.fields.keys.sorted() where !APIServer.openAIFields.contains(name) {
@@ -138,5 +148,17 @@ struct OpenAITranscriptionPlan: Sendable {
         words = granularities.contains("word")
         language = form.field("language").flatMap { $0.isEmpty ? nil : $0 }
         prompt = form.field("prompt").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        speakers = form.field("speakers")
+        let names = form.fields["known_speaker_names[]"] ?? []
+        let references = form.fields["known_speaker_references[]"] ?? []
+        guard names.count == references.count else {
+            throw APIError.badRequest(
+                "known_speaker_names[] and known_speaker_references[] come in pairs: \(names.count) names, \(references.count) references",
+                field: "known_speaker_references[]")
+        }
+        guard names.count <= 4 else {
+            throw APIError.badRequest("at most 4 known speakers, as OpenAI takes", field: "known_speaker_names[]")
+        }
+        knownSpeakers = Array(zip(names, references))
     }
 }

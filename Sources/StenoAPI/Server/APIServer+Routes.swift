@@ -39,6 +39,8 @@ extension APIServer {
             keyed(.post, "/v1/media/{id}/cancel", cancelMedia),
             keyed(.post, "/v1/media/{id}/retry", retryMedia),
             keyed(.post, "/v1/media/{id}/focus", focusMedia),
+            keyed(.get, "/v1/media/{id}/speakers", speakers),
+            keyed(.put, "/v1/media/{id}/speakers/{number}", nameSpeaker),
             keyed(.get, "/v1/workers", workers),
             keyed(.get, "/v1/report", report),
             keyed(.get, "/v1/events", events),

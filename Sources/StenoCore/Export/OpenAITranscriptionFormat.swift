@@ -6,13 +6,15 @@ import Foundation
 public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
     case json
     case verboseJSON = "verbose_json"
+    /// `gpt-4o-transcribe-diarize`'s shape: segments with a `speaker` each, no word times.
+    case diarizedJSON = "diarized_json"
     case text
     case srt
     case vtt
 
     public var contentType: String {
         switch self {
-        case .json, .verboseJSON: "application/json"
+        case .json, .verboseJSON, .diarizedJSON: "application/json"
         case .text: "text/plain; charset=utf-8"
         case .srt: "application/x-subrip; charset=utf-8"
         case .vtt: "text/vtt; charset=utf-8"
@@ -44,6 +46,18 @@ public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
             return try Self.encode(Verbose(
                 language: transcript.language ?? "unknown", duration: transcript.durationSeconds ?? kept.last?.end ?? 0,
                 text: Self.text(of: transcript), segments: segments, words: allWords))
+        case .diarizedJSON:
+            let kept = transcript.withoutFlagged.segments.filter { !$0.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            // One voice: exports carry no labels, and OpenAI's shape still wants one per segment.
+            let only = transcript.speakers?.first?.name ?? Transcript.Speaker.defaultName(1)
+            return try Self.encode(Diarized(
+                duration: transcript.durationSeconds ?? kept.last?.end ?? 0, text: Self.text(of: transcript),
+                segments: kept.enumerated().map { index, segment in
+                    Diarized.Segment(
+                        id: "seg_\(index)", start: segment.start, end: segment.end,
+                        text: segment.text.trimmingCharacters(in: .whitespacesAndNewlines), speaker: segment.speaker ?? only)
+                },
+                usage: Usage(seconds: transcript.durationSeconds.map { Int($0.rounded(.up)) })))
         case .text:
             return Self.text(of: transcript) + "\n"
         case .srt:
@@ -96,6 +110,23 @@ public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
         var text: String
         var segments: [Segment]
         var words: [Word]?
+    }
+
+    struct Diarized: Encodable {
+        struct Segment: Encodable {
+            var type = "transcript.text.segment"
+            var id: String
+            var start: Double
+            var end: Double
+            var text: String
+            var speaker: String
+        }
+
+        var task = "transcribe"
+        var duration: Double
+        var text: String
+        var segments: [Segment]
+        var usage: Usage
     }
 
     private static func encode(_ value: some Encodable) throws -> String {

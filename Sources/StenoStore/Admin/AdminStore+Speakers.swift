@@ -70,10 +70,10 @@ extension AdminStore {
             guard !sum.isEmpty else { return }
             try await connection.query(
                 """
-                INSERT INTO voice_profiles (tenant, name, embedding, pieces, media_id)
+                INSERT INTO voice_profiles (tenant, name, embedding, pieces, named_in)
                 SELECT tenant, \(trimmed), \(sum.map(Double.init))::float8[]::real[], \(pieces), id FROM media WHERE id = \(mediaID)
-                ON CONFLICT (tenant, name) DO UPDATE
-                    SET embedding = EXCLUDED.embedding, pieces = EXCLUDED.pieces, media_id = EXCLUDED.media_id, updated_at = now()
+                ON CONFLICT (tenant, name) WHERE for_media IS NULL DO UPDATE
+                    SET embedding = EXCLUDED.embedding, pieces = EXCLUDED.pieces, named_in = EXCLUDED.named_in, updated_at = now()
                 """)
         }
         guard let speaker = try await speakers(mediaID: mediaID).first(where: { $0.number == number }) else {
@@ -89,6 +89,19 @@ extension AdminStore {
             "UPDATE speakers SET name = NULL, profile_id = NULL, similarity = NULL, unmatched = true WHERE media_id = \(mediaID) AND number = \(number) RETURNING number")
         guard !updated.isEmpty else {
             throw AdminError(.notFound, "media \(mediaID) has no speaker \(number)", hint: "`steno speakers \(mediaID)` lists its speakers")
+        }
+    }
+
+    /// Voices a transcription request named (OpenAI's `known_speaker_names[]` and
+    /// `known_speaker_references[]`): profiles of this media alone, which name its speakers as
+    /// its chapters are merged, and go when it is deleted.
+    public func addKnownSpeakers(mediaID: Int64, _ voices: [(name: String, embedding: [Float])]) async throws {
+        for voice in voices {
+            try await client.query(
+                """
+                INSERT INTO voice_profiles (tenant, name, embedding, pieces, for_media)
+                SELECT tenant, \(voice.name), \(voice.embedding.map(Double.init))::float8[]::real[], 1, id FROM media WHERE id = \(mediaID)
+                """)
         }
     }
 

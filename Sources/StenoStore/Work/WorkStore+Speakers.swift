@@ -101,7 +101,7 @@ extension WorkStore {
             SELECT p.id, p.name, p.embedding::float8[] AS embedding FROM voice_profiles p JOIN media m ON m.tenant = p.tenant
             WHERE m.id = \(mediaID)
               AND p.id NOT IN (SELECT profile_id FROM speakers WHERE media_id = \(mediaID) AND profile_id IS NOT NULL)
-              AND p.media_id IS DISTINCT FROM \(mediaID)
+              AND ((p.for_media IS NULL AND p.named_in IS DISTINCT FROM \(mediaID)) OR p.for_media = \(mediaID))
             """
         ).map { VoiceProfileMatch.Profile(id: try $0.decode("id"), name: try $0.decode("name"), sum: try $0.decode("embedding", as: [Double].self).map(Float.init)) }
         guard !profiles.isEmpty else { return }

@@ -1,0 +1,72 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+import Testing
+
+/// The media's speakers over HTTP: listed with talk time, named, the name kept as the tenant's
+/// voice profile, taken away again; another tenant sees none of it.
+@Suite("steno-api: speakers")
+struct APISpeakersTests {
+    /// A media of two speakers as a merge leaves it: speaker rows, each chapter's share of each voice.
+    static func insertSpeakers(_ client: PostgresClient, mediaID: Int64, chapterID: Int64) async throws {
+        for (number, direction) in [(1, 0), (2, 128)] {
+            let embedding = (0..<256).map { $0 / 128 == direction / 128 ? 1.0 : 0.05 }
+            try await client.query("INSERT INTO speakers (media_id, number) VALUES (\(mediaID), \(number))")
+            try await client.query(
+                """
+                INSERT INTO chapter_voices (chapter_id, media_id, speaker, embedding, pieces, talk_seconds)
+                VALUES (\(chapterID), \(mediaID), \(number), \(embedding)::float8[]::real[], 10, \(Double(number) * 12.5))
+                """)
+        }
+    }
+
+    @Test("speakers are listed with talk time, named into a profile of the tenant, unnamed, and hidden from other tenants")
+    func nameAndList() async throws {
+        try await RunningAPI.with { api in
+            let media = try await TestMediaBuilder.insert(
+                .init("/talks/panel.m4a", title: "Panel", chapters: [.init("One", 0, 60, segments: [.init(0, 2, "Hello.")])]), into: api.client)
+            try await api.client.query("UPDATE media SET tenant = 'acme'")
+            try await Self.insertSpeakers(api.client, mediaID: media.mediaID, chapterID: media.chapterIDs[0])
+            let key = try await api.key(.submit)
+            let listed = try await HTTP.request("GET", api.url("/v1/media/\(media.mediaID)/speakers"), key: key)
+            #expect(listed.status == 200)
+            struct List: Decodable { var speakers: [AdminStore.SpeakerRecord] }
+            let speakers = try JSONDecoder().decode(List.self, from: Data(listed.text.utf8)).speakers
+            #expect(speakers.map(\.number) == [1, 2])
+            #expect(speakers.map(\.talkSeconds) == [12.5, 25])
+            #expect(speakers.allSatisfy { $0.name == nil })
+
+            let named = try await HTTP.request(
+                "PUT", api.url("/v1/media/\(media.mediaID)/speakers/2"), key: key,
+                body: .json(#"{"name": "Ada Lovelace"}"#))
+            #expect(named.status == 200, "\(named.text)")
+            #expect(named.text.contains("Ada Lovelace"))
+            let profile = try await api.client.query("SELECT tenant, name, named_in FROM voice_profiles").single()
+            #expect(try profile.decode("tenant", as: String.self) == "acme")
+            #expect(try profile.decode("named_in", as: Int64.self) == media.mediaID)
+            // The transcript names the speaker everywhere it appears.
+            let transcript = try await AdminStore(client: api.client).transcriptSource(mediaID: media.mediaID)
+            #expect(transcript.outline.speakers?.map(\.name) == ["Speaker 1", "Ada Lovelace"])
+
+            let unnamed = try await HTTP.request(
+                "PUT", api.url("/v1/media/\(media.mediaID)/speakers/2"), key: key,
+                body: .json(#"{"name": null}"#))
+            #expect(unnamed.status == 200)
+            #expect(try await AdminStore(client: api.client).speakers(mediaID: media.mediaID).allSatisfy { $0.name == nil })
+
+            for (path, method, body) in [("/speakers/7", "PUT", #"{"name": "X"}"#), ("/speakers/1", "PUT", #"{"name": 3}"#), ("/speakers/1", "PUT", #"{"name": ""}"#)] {
+                let answer = try await HTTP.request(method, api.url("/v1/media/\(media.mediaID)\(path)"), key: key, body: .json(body))
+                #expect(answer.status == 404 || answer.status == 400, "\(path) \(body): \(answer.status)")
+                #expect(answer.text.contains("\"hint\"") || answer.text.contains("message"))
+            }
+            let stranger = try await api.key(.submit, tenant: "other")
+            #expect(try await HTTP.request("GET", api.url("/v1/media/\(media.mediaID)/speakers"), key: stranger).status == 404)
+            let read = try await api.key(.read)
+            #expect(try await HTTP.request(
+                "PUT", api.url("/v1/media/\(media.mediaID)/speakers/1"), key: read,
+                body: .json(#"{"name": "Eve"}"#)).status == 403)
+        }
+    }
+}
