@@ -46,6 +46,12 @@ struct APISpeakersTests {
             let profile = try await api.client.query("SELECT tenant, name, named_in FROM voice_profiles").single()
             #expect(try profile.decode("tenant", as: String.self) == "acme")
             #expect(try profile.decode("named_in", as: Int64.self) == media.mediaID)
+            // Search filters by who said it, and says who did.
+            try await api.client.query("UPDATE segments SET speaker = 2 WHERE media_id = \(media.mediaID)")
+            let said = try await AdminStore(client: api.client).search("hello", tenant: "acme", speaker: "ada lovelace").hits
+            #expect(said.map(\.speaker) == ["Ada Lovelace"])
+            #expect(try await AdminStore(client: api.client).search("hello", tenant: "acme", speaker: "Speaker 1").hits.isEmpty)
+            #expect(try await AdminStore(client: api.client).search("hello", tenant: "acme").hits.count == 1)
             // The transcript names the speaker everywhere it appears.
             let transcript = try await AdminStore(client: api.client).transcriptSource(mediaID: media.mediaID)
             #expect(transcript.outline.speakers?.map(\.name) == ["Speaker 1", "Ada Lovelace"])

@@ -226,6 +226,7 @@ def main():
     parser.add_argument("--long", required=True)
     parser.add_argument("--bad-media-id", type=int, required=True, help="a media of the tenant that failed")
     parser.add_argument("--other-media-id", type=int, required=True, help="a media of another tenant")
+    parser.add_argument("--conversation", required=True, help="a talk of two voices (synth-two), with its .rttm beside it")
     arguments = parser.parse_args()
     admin_key = os.environ["STENO_WEB_ADMIN_KEY"]
     read_key = os.environ["STENO_WEB_READ_KEY"]
@@ -233,7 +234,9 @@ def main():
     os.makedirs(arguments.screenshots, exist_ok=True)
 
     book_id = upload(base, admin_key, arguments.book, "The Lighthouse Book")
+    talk_id = upload(base, admin_key, arguments.conversation, "Two Voices")
     check(wait_done(base, admin_key, book_id) == "succeeded", "the book did not succeed")
+    check(wait_done(base, admin_key, talk_id) == "succeeded", "the two-voice talk did not succeed")
 
     browser = Browser(base, arguments.screenshots)
     try:
@@ -324,6 +327,43 @@ def main():
             check(answer.status == 200 and b"-->" in answer.read(), f"the srt download {href} is not an srt file")
         check_controls(browser, "reader")
         browser.shoot("reader")
+
+        # Speakers: the talk's two voices, each with its colour, talk time, a filter and a rename form.
+        browser.open(f"/media/{talk_id}/read")
+        names = [element.text for element in browser.all("#speakers-panel .speaker-name")]
+        check(names == ["Speaker 1", "Speaker 2"], f"the reader lists the speakers {names}")
+        talks = [element.text for element in browser.all("#speakers-panel .talk")]
+        check(all("%" in talk for talk in talks), f"talk times {talks}")
+        lines = browser.all(".segment[data-speaker]")
+        check(len(lines) == len(browser.all(".segment")) and lines, "not every line of the talk has a speaker")
+        colours = {browser.js("return getComputedStyle(arguments[0]).borderLeftColor", element.find_element(By.CSS_SELECTOR, ".speaker"))
+                   for element in lines}
+        check(len(colours) == 2, f"the two speakers are not told apart by colour: {colours}")
+        shown_names = [element.text for element in browser.all(".segment .speaker:not(.repeat)")]
+        check(set(shown_names) == {"Speaker 1", "Speaker 2"}, f"names shown where the turn changes: {shown_names}")
+        check_controls(browser, "reader with speakers")
+        browser.shoot("reader-speakers")
+        # The filter hides the unchecked speaker's lines and shows them again.
+        second = [element for element in lines if element.get_attribute("data-speaker") == "2"]
+        browser.find("#speakers-panel input[data-speaker='2']").click()
+        browser.wait(lambda: not any(element.is_displayed() for element in second), 5, "unchecking Speaker 2 left their lines shown")
+        check(all(element.is_displayed() for element in lines if element.get_attribute("data-speaker") == "1"), "the filter hid Speaker 1 too")
+        browser.shoot("reader-speakers-filtered")
+        browser.find("#speakers-panel input[data-speaker='2']").click()
+        browser.wait(lambda: all(element.is_displayed() for element in second), 5, "checking Speaker 2 again did not show their lines")
+        # Renaming: the name is shown in the panel and on every line of that speaker.
+        browser.find("#speakers-panel details.rename summary").click()
+        field = browser.find("#speakers-panel details.rename input[name='name']")
+        field.clear()
+        field.send_keys("Sally Lighthouse")
+        browser.follow(browser.find("#speakers-panel details.rename button[type=submit]"))
+        browser.wait(lambda: "Sally Lighthouse" in [element.text for element in browser.all("#speakers-panel .speaker-name")], 10,
+                     "the renamed speaker is not shown by name")
+        check("Sally Lighthouse" in [element.text for element in browser.all(".segment .speaker:not(.repeat)")], "the lines do not show the new name")
+        print(f"reader: {len(lines)} lines of two speakers, filter and rename work")
+        browser.shoot("reader-speakers-renamed")
+        status, answer = api(base, admin_key, "GET", f"/v1/media/{talk_id}/transcript?format=srt")
+        check(status == 200 and b"Sally Lighthouse: " in answer, "the SRT export does not carry the new name")
 
         # Flagged text is shown as flagged, never as the transcript proper.
         flagged = browser.all(".segment.flagged")

@@ -130,11 +130,15 @@ extension APIServer {
         }
     }
 
-    /// `POST /media/{id}/{cancel|retry|delete|focus}` from a page's form.
+    /// `POST /media/{id}/{cancel|retry|delete|focus}` from a page's form, and
+    /// `POST /media/{id}/speaker-N` from the reader's rename form (a name, or none to take it away).
     func mediaAction(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let action = context.parameters.get("action") ?? ""
+        if action.hasPrefix("speaker-") {
+            return try await speakerAction(request, context, number: Int(action.dropFirst("speaker-".count)))
+        }
         let (form, principal) = try await checkedForm(request, context, needs: .admin)
         let id = try mediaID(context)
-        let action = context.parameters.get("action") ?? ""
         switch action {
         case "cancel":
             try await store.requireMedia(id, tenant: principal.tenant)
@@ -158,6 +162,22 @@ extension APIServer {
         default:
             throw APIError.notFound("there is no action \(action): a media can be cancelled, retried, deleted or focused")
         }
+    }
+
+    private func speakerAction(_ request: Request, _ context: APIRequestContext, number: Int?) async throws -> Response {
+        let (form, principal) = try await checkedForm(request, context, needs: .submit)
+        let id = try mediaID(context)
+        guard let number, number >= 1 else { throw APIError.notFound("there is no such speaker") }
+        try await store.requireMedia(id, tenant: principal.tenant)
+        let name = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if name.isEmpty {
+            try await store.unnameSpeaker(mediaID: id, number: number)
+        } else {
+            _ = try await store.renameSpeaker(mediaID: id, number: number, name: name)
+        }
+        context.logger.info("speaker named in the web view", metadata: ["media.id": "\(id)", "speaker": "\(number)"])
+        let back = form["back"].flatMap { $0.hasPrefix("/media/\(id)/read") ? $0 : nil } ?? "/media/\(id)/read"
+        return WebPages.redirect(to: back)
     }
 
     /// `POST /failures/{retry|cancel}`: every media of the tenant that the overview grouped under

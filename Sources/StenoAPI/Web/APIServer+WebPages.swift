@@ -102,6 +102,7 @@ extension APIServer {
         let query = WebPages.query(request)
         let text = (query["q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let language = query["language"].flatMap { $0.isEmpty ? nil : $0 }
+        let speaker = query["speaker"].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         let offset = try Self.integer(query["offset"], field: "offset", in: 0...1000) ?? 0
         async let languageList = store.languages(tenant: principal.tenant)
         var problem: String?
@@ -111,16 +112,18 @@ extension APIServer {
         if text.count > 200 || text.unicodeScalars.contains("\u{0}") {
             problem = "Search for at most 200 characters."
         } else if !text.isEmpty {
-            (hits, capped) = try await store.search(text, tenant: principal.tenant, language: language, limit: pageSize + 1, offset: offset)
+            (hits, capped) = try await store.search(
+                text, tenant: principal.tenant, language: language, speaker: speaker, limit: pageSize + 1, offset: offset)
         }
         let languages = try await languageList
         var more: String?
         if hits.count > pageSize {
             hits.removeLast()
-            more = "/search?q=\(WebPages.queryValue(text))" + (language.map { "&language=\(WebPages.queryValue($0))" } ?? "") + "&offset=\(offset + pageSize)"
+            more = "/search?q=\(WebPages.queryValue(text))" + (language.map { "&language=\(WebPages.queryValue($0))" } ?? "")
+                + (speaker.map { "&speaker=\(WebPages.queryValue($0))" } ?? "") + "&offset=\(offset + pageSize)"
         }
         let view = SearchView(
-            chrome: WebChrome(principal: principal, session: context.webSession, section: .search), query: text,
+            chrome: WebChrome(principal: principal, session: context.webSession, section: .search), query: text, speaker: speaker ?? "",
             searched: !text.isEmpty && problem == nil, hits: hits.map(SearchView.hit), hasHits: !hits.isEmpty,
             languages: [.init(value: "", label: "every language", selected: language == nil)]
                 + languages.map { .init(value: $0, label: $0, selected: $0 == language) },

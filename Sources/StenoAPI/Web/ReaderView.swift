@@ -29,6 +29,20 @@ struct ReaderView: Sendable {
         var flagged: Bool
         var flagLabel: String?
         var flagExplanation: String?
+        /// The speaker's number and name, where the media has two or more.
+        var speaker: Int?
+        var speakerName: String?
+    }
+
+    /// One of the media's speakers: a colour of the palette (by number), the name, talk time,
+    /// the filter's checkbox and the form that renames it.
+    struct Speaker: Sendable {
+        var number: Int
+        var name: String
+        var colour: Int
+        var talk: String
+        var share: String
+        var renameAction: String
     }
 
     struct Download: Sendable {
@@ -58,6 +72,10 @@ struct ReaderView: Sendable {
     var chapterDownloads: [Download]
     var mediaDownloads: [Download]
     var lang: String?
+    var speakers: [Speaker]
+    var hasSpeakers: Bool
+    /// This chapter's reader, where a rename comes back to.
+    var readerLink: String
 
     init(_ page: TranscriptPage, time: Double?, audioProblem: String?, chrome: WebChrome) {
         self.chrome = chrome
@@ -76,6 +94,15 @@ struct ReaderView: Sendable {
                 state: chapter.state.rawValue,
                 span: "\(HumanFormat.duration(chapter.start))–\(HumanFormat.duration(chapter.end))")
         }
+        let names = Dictionary(uniqueKeysWithValues: page.speakers.map { ($0.number, $0.name) })
+        let total = max(page.speakers.reduce(0) { $0 + $1.talkSeconds }, 0.001)
+        speakers = page.speakers.map { speaker in
+            Speaker(
+                number: speaker.number, name: speaker.name, colour: Self.colour(of: speaker.number), talk: HumanFormat.duration(speaker.talkSeconds),
+                share: "\(Int((100 * speaker.talkSeconds / total).rounded())) %", renameAction: "/media/\(id)/speaker-\(speaker.number)")
+        }
+        hasSpeakers = !speakers.isEmpty
+        readerLink = "/media/\(id)/read?chapter=\(page.chapter)"
         segments = page.segments.map { segment in
             Segment(
                 index: segment.index, anchor: "s-\(segment.index)", start: WebPages.seconds(segment.start), end: WebPages.seconds(segment.end),
@@ -85,7 +112,8 @@ struct ReaderView: Sendable {
                 words: segment.words.flatMap { words in
                     words.isEmpty ? nil : words.map { Word(text: $0.word.trimmingCharacters(in: .whitespaces), start: WebPages.seconds($0.start), end: WebPages.seconds($0.end)) }
                 },
-                flagged: segment.flag != nil, flagLabel: segment.flag.map(Self.label), flagExplanation: segment.flag?.explanation)
+                flagged: segment.flag != nil, flagLabel: segment.flag.map(Self.label), flagExplanation: segment.flag?.explanation,
+                speaker: page.speakers.isEmpty ? nil : segment.speaker, speakerName: names[segment.speaker ?? 0])
         }
         hasSegments = !segments.isEmpty
         segmentsHTML = SegmentListHTML.render(segments)
@@ -107,6 +135,9 @@ struct ReaderView: Sendable {
         lang = page.language
     }
 
+    /// The palette has 8 colours told apart in light and dark themes; more speakers reuse them.
+    static func colour(of speaker: Int) -> Int { (speaker - 1) % 8 }
+
     /// Short enough to sit beside the text; the title attribute carries the full explanation.
     static func label(_ flag: FlagReason) -> String {
         switch flag {
@@ -127,6 +158,7 @@ struct SearchView: Sendable {
         var chapter: String
         var clock: String
         var parts: [Part]
+        var speaker: String?
     }
 
     struct Part: Sendable {
@@ -142,6 +174,8 @@ struct SearchView: Sendable {
 
     var chrome: WebChrome
     var query: String
+    /// The speaker filter as sent: a name, or "Speaker 2".
+    var speaker: String
     var searched: Bool
     var hits: [Hit]
     var hasHits: Bool
@@ -157,7 +191,7 @@ struct SearchView: Sendable {
         return Hit(
             link: "/media/\(hit.mediaID)/read?chapter=\(hit.chapter)&t=\(WebPages.seconds(hit.start))#s-\(hit.segmentIndex)",
             title: WebPages.title(hit.mediaTitle, mediaID: hit.mediaID), chapter: chapter, clock: HumanFormat.duration(hit.start),
-            parts: hit.snippet.parts.map { Part(text: $0.text, marked: $0.marked) })
+            parts: hit.snippet.parts.map { Part(text: $0.text, marked: $0.marked) }, speaker: hit.speaker)
     }
 }
 

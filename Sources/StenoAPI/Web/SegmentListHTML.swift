@@ -6,11 +6,20 @@ enum SegmentListHTML {
     static func render(_ segments: [ReaderView.Segment]) -> String {
         var html = ""
         html.reserveCapacity(segments.count * 700)
+        var previousSpeaker: Int?
         for segment in segments {
-            html += "<li id=\"\(segment.anchor)\" class=\"segment\(segment.flagged ? " flagged" : "")\" data-start=\"\(segment.start)\" data-end=\"\(segment.end)\">"
+            html += "<li id=\"\(segment.anchor)\" class=\"segment\(segment.flagged ? " flagged" : "")\" data-start=\"\(segment.start)\" data-end=\"\(segment.end)\""
+            html += segment.speaker.map { " data-speaker=\"\($0)\">" } ?? ">"
             html += "<a class=\"time\" href=\""
             escape(segment.link, into: &html)
             html += "\" aria-label=\"Play from \(segment.clock)\">\(segment.clock)</a> <span class=\"text\">"
+            if let speaker = segment.speaker {
+                // The name where the turn changes; every line carries its speaker's colour.
+                html += "<span class=\"speaker spk-\(ReaderView.colour(of: speaker))\(speaker == previousSpeaker ? " repeat" : "")\">"
+                escape(segment.speakerName ?? "", into: &html)
+                html += "</span> "
+            }
+            previousSpeaker = segment.speaker
             if let words = segment.words {
                 for word in words {
                     html += "<span class=\"w\" data-start=\"\(word.start)\" data-end=\"\(word.end)\">"

@@ -10,11 +10,14 @@ public struct SearchHit: Sendable, Equatable {
     public var start: Double
     public var end: Double
     public var snippet: SearchSnippet
+    /// Who said it, where the media's speakers were told apart.
+    public var speaker: String?
 
     public init(
         mediaID: Int64, mediaTitle: String?, language: String?, chapter: Int, chapterTitle: String?, segmentIndex: Int, start: Double,
-        end: Double, snippet: SearchSnippet
+        end: Double, snippet: SearchSnippet, speaker: String? = nil
     ) {
+        self.speaker = speaker
         self.mediaID = mediaID
         self.mediaTitle = mediaTitle
         self.language = language

@@ -37,8 +37,13 @@ public struct TranscriptPage: Sendable, Equatable {
         public var text: String
         public var words: [Transcript.Word]?
         public var flag: FlagReason?
+        /// The media's speaker number, where speakers were told apart.
+        public var speaker: Int?
 
-        public init(index: Int, start: Double, end: Double, text: String, words: [Transcript.Word]?, flag: FlagReason?) {
+        public init(
+            index: Int, start: Double, end: Double, text: String, words: [Transcript.Word]?, flag: FlagReason?, speaker: Int? = nil
+        ) {
+            self.speaker = speaker
             self.index = index
             self.start = start
             self.end = end
@@ -61,6 +66,8 @@ public struct TranscriptPage: Sendable, Equatable {
     /// The chapter has segments before the first shown, and after the last.
     public var hasEarlier: Bool
     public var hasLater: Bool
+    /// The media's speakers when it has two or more, with their names and talk time.
+    public var speakers: [Transcript.Speaker] = []
 
     public init(
         mediaID: Int64, source: String, title: String?, language: String?, durationSeconds: Double?, chapters: [ChapterEntry], chapter: Int, segments: [Segment],

@@ -52,14 +52,19 @@ extension AdminStore {
         }
         let rows = try await client.query(
             """
-            SELECT index, start_seconds, end_seconds, text, words::text AS words, flag FROM segments
+            SELECT index, start_seconds, end_seconds, text, words::text AS words, flag, speaker FROM segments
             WHERE chapter_id = \(chapterID) AND index >= \(start)
             ORDER BY index LIMIT \(TranscriptPage.windowSize + 1)
             """)
         page.segments = try rows.prefix(TranscriptPage.windowSize).map { row in
             TranscriptPage.Segment(
                 index: try row.decode("index"), start: try row.decode("start_seconds"), end: try row.decode("end_seconds"),
-                text: try row.decode("text"), words: words(from: try row.decode("words", as: String?.self)), flag: try row.decode("flag"))
+                text: try row.decode("text"), words: words(from: try row.decode("words", as: String?.self)), flag: try row.decode("flag"),
+                speaker: try row.decode("speaker"))
+        }
+        let speakers = try await speakers(mediaID: mediaID)
+        if speakers.count >= 2 {
+            page.speakers = speakers.map { Transcript.Speaker(number: $0.number, name: $0.label, talkSeconds: $0.talkSeconds) }
         }
         page.hasLater = rows.count > TranscriptPage.windowSize
         page.hasEarlier = start > 0

@@ -123,3 +123,15 @@ if (player) {
   const tick = () => { if (!player.paused) highlight(); requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
 }
+
+// The speaker filter: an unchecked speaker's lines are hidden, in this window and in those
+// fetched later (a rule on the list, not on each line).
+const filterStyle = document.createElement("style");
+document.head.appendChild(filterStyle);
+const filters = Array.from(document.querySelectorAll(".speaker-filter input[data-speaker]"));
+function applyFilter() {
+  filterStyle.textContent = filters.filter((box) => !box.checked)
+    .map((box) => `#segments .segment[data-speaker="${CSS.escape(box.dataset.speaker)}"] { display: none; }`).join("\n");
+}
+filters.forEach((box) => box.addEventListener("change", applyFilter));
+applyFilter();
