@@ -125,13 +125,16 @@ if (player) {
 }
 
 // The speaker filter: an unchecked speaker's lines are hidden, in this window and in those
-// fetched later (a rule on the list, not on each line).
-const filterStyle = document.createElement("style");
-document.head.appendChild(filterStyle);
+// fetched later. (The page's policy allows no inline style, so each line is hidden itself.)
 const filters = Array.from(document.querySelectorAll(".speaker-filter input[data-speaker]"));
 function applyFilter() {
-  filterStyle.textContent = filters.filter((box) => !box.checked)
-    .map((box) => `#segments .segment[data-speaker="${CSS.escape(box.dataset.speaker)}"] { display: none; }`).join("\n");
+  const hidden = new Set(filters.filter((box) => !box.checked).map((box) => box.dataset.speaker));
+  for (const line of list ? list.querySelectorAll(".segment[data-speaker]") : []) {
+    line.hidden = hidden.has(line.dataset.speaker);
+  }
 }
-filters.forEach((box) => box.addEventListener("change", applyFilter));
-applyFilter();
+if (filters.length > 0 && list) {
+  filters.forEach((box) => box.addEventListener("change", applyFilter));
+  new MutationObserver(applyFilter).observe(list, { childList: true });
+  applyFilter();
+}
