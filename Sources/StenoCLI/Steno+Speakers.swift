@@ -18,13 +18,25 @@ extension Steno {
                 """, examples: [
                 "steno speakers 12                          # number, name, talk time",
                 "steno speakers rename 12 2 'Ada Lovelace'",
-                "steno speakers 12 --rttm > 12.rttm         # speaker turns for scoring",
+                "steno speakers 12 --rttm                   # speaker turns for scoring",
             ]),
             subcommands: [List.self, Rename.self, Unname.self],
             defaultSubcommand: List.self)
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the media's speakers and their talk time.")
+            static let configuration = CommandConfiguration(
+                commandName: "list",
+                abstract: "List the media's speakers and their talk time.",
+                discussion: HelpText.withExamples("""
+                    A name came from `steno speakers rename`, or from one of the tenant's voice
+                    profiles (MATCH shows the similarity: 1 is the same voice).
+
+                    \(StenoExitCode.help)
+                    """, examples: [
+                    "steno speakers list 12",
+                    "steno speakers 12 --rttm          # who spoke when, as RTTM lines",
+                    "steno speakers 12 --json",
+                ]))
 
             @OptionGroup var database: DatabaseOptions
 
@@ -79,7 +91,16 @@ extension Steno {
 
         struct Rename: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Name a speaker; the name becomes a voice profile of the media's tenant.")
+                abstract: "Name a speaker; the name becomes a voice profile of the media's tenant.",
+                discussion: HelpText.withExamples("""
+                    The speaker is shown by the name in every export and in the web view. The voice
+                    is kept as the tenant's profile of that name: the tenant's later media name it
+                    by themselves. A name given again to another voice replaces the profile.
+
+                    \(StenoExitCode.help)
+                    """, examples: [
+                    "steno speakers rename 12 2 'Ada Lovelace'",
+                ]))
 
             @OptionGroup var database: DatabaseOptions
 
@@ -107,7 +128,14 @@ extension Steno {
 
         struct Unname: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Take a speaker's name away (a wrong profile match, say): it is \"Speaker N\" again.")
+                abstract: "Take a speaker's name away (a wrong profile match, say): it is \"Speaker N\" again.",
+                discussion: HelpText.withExamples("""
+                    No profile names that speaker of this media again; the tenant's profiles stay.
+
+                    \(StenoExitCode.help)
+                    """, examples: [
+                    "steno speakers unname 12 2",
+                ]))
 
             @OptionGroup var database: DatabaseOptions
 

@@ -50,6 +50,8 @@ extension Steno {
             var chapters: [ChapterProgress]
             /// Why the media is not moving right now; empty when nothing holds it.
             var holds: [MediaHold]
+            /// Who speaks, as chapters finish; empty with speaker detection off or none merged yet.
+            var speakers: [AdminStore.SpeakerRecord]
         }
 
         private struct Overview: Encodable {
@@ -61,8 +63,10 @@ extension Steno {
             let progress = try await store.progress(of: id)
             let chapters = try await store.chapterProgress(of: id)
             let holds = try await store.holds(of: id)
+            let speakers = try await store.speakers(mediaID: id)
+            let speakerSetting = try await store.speakerSetting(mediaID: id)
             if json {
-                try JSONOutput.print(MediaStatus(media: progress, chapters: chapters, holds: holds))
+                try JSONOutput.print(MediaStatus(media: progress, chapters: chapters, holds: holds, speakers: speakers))
                 return
             }
             print("media \(progress.mediaID): \(TerminalText.safe(progress.displayName))")
@@ -83,6 +87,7 @@ extension Steno {
             summary.add(["attempts", "\(progress.attempts)" + (progress.failedJobs > 0 ? " (\(progress.failedJobs) failed job\(progress.failedJobs == 1 ? "" : "s"))" : "")])
             summary.add(["cost", costText(spent: progress.costUSD, estimated: progress.estimatedCostUSD, finished: progress.state.isFinished)])
             if let audio = Self.audioText(speech: progress.speechSeconds, paid: progress.paidSeconds) { summary.add(["audio", audio]) }
+            summary.add(["speakers", Self.speakersText(speakers, setting: speakerSetting, finished: progress.state.isFinished)])
             summary.add(["priority", progress.priority.name + (progress.focusChapter.map { ", listening at chapter \($0)" } ?? "")])
             summary.add(["created", HumanFormat.timestamp(progress.createdAt)])
             if let finishedAt = progress.finishedAt { summary.add(["finished", HumanFormat.timestamp(finishedAt)]) }
@@ -105,6 +110,16 @@ extension Steno {
         }
 
         /// "speech 27 s, paid 33 s (1.2x the speech)": what was said beside what was billed.
+        static func speakersText(_ speakers: [AdminStore.SpeakerRecord], setting: (detection: Bool, count: SpeakerCount), finished: Bool) -> String {
+            guard setting.detection else { return "off for this media (--speakers off)" }
+            let asked = setting.count == .automatic ? "" : " (asked: \(setting.count.text))"
+            guard !speakers.isEmpty else {
+                return (finished ? "none found" : "told apart as chapters finish") + asked
+            }
+            let list = speakers.map { "\(TerminalText.safe($0.label)) \(HumanFormat.duration($0.talkSeconds))" }.joined(separator: ", ")
+            return "\(speakers.count): \(list)\(asked)"
+        }
+
         static func audioText(speech: Double?, paid: Double) -> String? {
             guard let speech else { return paid > 0 ? "paid \(HumanFormat.duration(paid)) (speech not measured)" : nil }
             var text = "speech \(HumanFormat.duration(speech)), paid \(HumanFormat.duration(paid))"

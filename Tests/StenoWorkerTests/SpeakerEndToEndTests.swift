@@ -108,6 +108,19 @@ struct SpeakerEndToEndTests {
                         guard reference.turns.contains(where: { $0.start + 1 < cut && cut < $0.end - 1 }) else { continue }
                         #expect(SpeakerTurn.speaker(at: cut - 0.8, in: turns) == SpeakerTurn.speaker(at: cut + 0.8, in: turns), "label changes at the cut at \(cut)")
                     }
+                    // The pieces have served once the chapter is merged: none is kept.
+                    #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND voices IS NOT NULL", mediaID) == 0)
+                    // Every job run again (as if each completion had been lost): the same speakers,
+                    // the same labels, nothing measured or paid twice.
+                    let labelsBefore = try await client.query("SELECT speaker FROM segments WHERE media_id = \(mediaID) ORDER BY chapter_id, index")
+                        .map { try $0.decode("speaker", as: Int?.self) }
+                    try await client.query(
+                        "UPDATE jobs SET state = 'queued', run_at = now(), finished_at = NULL, max_attempts = attempt + 5 WHERE media_id = \(mediaID)")
+                    try await db.waitForQuietJobs(mediaID)
+                    #expect(try await admin.speakers(mediaID: mediaID).map(\.number) == [1, 2])
+                    #expect(try await client.query("SELECT speaker FROM segments WHERE media_id = \(mediaID) ORDER BY chapter_id, index")
+                        .map { try $0.decode("speaker", as: Int?.self) } == labelsBefore)
+                    #expect(try await admin.speakerTurns(mediaID: mediaID) == turns)
                     // Talk time adds up to about the speech.
                     let speech = reference.turns.reduce(0) { $0 + $1.end - $1.start }
                     #expect(abs(speakers.reduce(0) { $0 + $1.talkSeconds } - speech) < speech * 0.15)

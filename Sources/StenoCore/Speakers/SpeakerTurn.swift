@@ -12,11 +12,16 @@ public struct SpeakerTurn: Sendable, Equatable, Codable {
         self.speaker = speaker
     }
 
-    /// The turns of pieces labelled `speakers` (in time order): one per run of a speaker.
+    /// A pause longer than this ends a turn even when the same voice goes on: turns say where
+    /// someone speaks, and talk time counts speech, not the silence of a long pause.
+    public static let longestPauseInTurn = 1.0
+
+    /// The turns of pieces labelled `speakers` (in time order): one per run of a speaker, cut at
+    /// pauses longer than `longestPauseInTurn`.
     public static func turns(of pieces: [ClosedRange<Double>], speakers: [Int]) -> [SpeakerTurn] {
         var turns: [SpeakerTurn] = []
         for (piece, speaker) in zip(pieces, speakers).sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) {
-            if let last = turns.last, last.speaker == speaker {
+            if let last = turns.last, last.speaker == speaker, piece.lowerBound - last.end <= longestPauseInTurn {
                 turns[turns.count - 1].end = max(last.end, piece.upperBound)
             } else {
                 if let last = turns.last, last.end > piece.lowerBound {

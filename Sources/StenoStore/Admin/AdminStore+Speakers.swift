@@ -24,6 +24,14 @@ extension AdminStore {
         }
     }
 
+    /// Whether the media's speakers are told apart, and how many it was said to have.
+    public func speakerSetting(mediaID: Int64) async throws -> (detection: Bool, count: SpeakerCount) {
+        guard let row = try await client.query(
+            "SELECT speaker_detection, speakers_min, speakers_max FROM media WHERE id = \(mediaID)"
+        ).first else { throw Self.noSuchMedia(mediaID) }
+        return (try row.decode("speaker_detection"), SpeakerCount(minimum: try row.decode("speakers_min"), maximum: try row.decode("speakers_max")))
+    }
+
     /// The media's speakers who speak in it, by number.
     public func speakers(mediaID: Int64) async throws -> [SpeakerRecord] {
         try await client.query(

@@ -93,6 +93,13 @@ extension WorkStore {
         return resolved.turns
     }
 
+    /// The turns an earlier merge of the chapter found, if any.
+    func storedTurns(_ chapterID: Int64, on connection: PostgresConnection) async throws -> [SpeakerTurn]? {
+        let text = try await connection.query("SELECT speaker_turns::text AS turns FROM chapters WHERE id = \(chapterID)")
+            .first?.decode("turns", as: String?.self)
+        return try Self.decodeJSON([SpeakerTurn].self, text ?? nil)
+    }
+
     /// Names the media's unnamed speakers after the tenant's voice profiles they match: the
     /// closest profile within `VoiceProfileMatch.threshold`, each profile at most once per media.
     func recognise(mediaID: Int64, on connection: PostgresConnection) async throws {
