@@ -19,7 +19,8 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: String] = [
-            "time": ISO8601DateFormatter().string(from: Date()),
+            // A format style is a value: no formatter is built per line.
+            "time": Date().formatted(.iso8601),
             "level": event.level.rawValue,
             "label": label,
             "message": event.message.description,

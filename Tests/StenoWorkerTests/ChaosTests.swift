@@ -262,6 +262,14 @@ struct ChaosTests {
                 let texts = try segments.map { try $0.decode("text", as: String.self) }
                 let starts = try segments.map { try $0.decode("start_seconds", as: Double.self) }
                 #expect(Set(zip(texts, starts).map { "\($0)@\($1)" }).count == texts.count, "\(book): a segment stored twice")
+                // Speakers through the kills as well: each book is read by one voice, and its
+                // voice pieces went with its merges.
+                if ended.state == "succeeded" {
+                    let speakers = try await client.query("SELECT number FROM speakers WHERE media_id = \(id) ORDER BY number")
+                        .map { try $0.decode("number", as: Int.self) }
+                    #expect(speakers == [1], "\(book): one narrator came out as speakers \(speakers)")
+                    #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND voices IS NOT NULL", id) == 0)
+                }
                 run.transcripts[book] = texts.joined(separator: " ")
                 let running = try await db.count(
                     """

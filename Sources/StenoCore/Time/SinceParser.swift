@@ -18,11 +18,10 @@ public enum SinceParser {
             if let seconds, seconds <= maximumSpan { return now.addingTimeInterval(-seconds) }
             if seconds != nil { return nil }
         }
-        let withTime = ISO8601DateFormatter()
-        if let date = withTime.date(from: text) { return date }
-        let dateOnly = ISO8601DateFormatter()
-        dateOnly.formatOptions = [.withFullDate]
-        return dateOnly.date(from: text)
+        // The date is read from the same trimmed text as the span (not lowercased: `T` and `Z`).
+        let date = text.trimmingCharacters(in: .whitespaces)
+        if let parsed = try? Date.ISO8601FormatStyle().parse(date) { return parsed }
+        return try? Date.ISO8601FormatStyle().year().month().day().parse(date)
     }
 
     public static let maximumSpan: Double = 100 * 366 * 86400

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How long a backend asks the client to wait before the next request.
 enum RetryAfter {
@@ -19,13 +20,17 @@ enum RetryAfter {
 
     /// RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`, and the obsolete RFC 850 form.
     static func httpDate(_ text: String) -> Date? {
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+        formatters.withLock { formatters in formatters.lazy.compactMap { $0.date(from: text) }.first }
+    }
+
+    /// Built once per process (a formatter is costly to make) and used under a lock (one is not
+    /// safe to share between threads).
+    private static let formatters = Mutex(
+        ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"].map { format in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
+            return formatter
+        })
 }

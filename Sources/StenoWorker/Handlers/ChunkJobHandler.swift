@@ -169,9 +169,19 @@ public struct ChunkJobHandler: JobHandler {
         var request = TranscriptionRequest(
             upload: upload, format: audioFormat, duration: .seconds(audio / speedup),
             language: chunk.language, prompt: chunk.prompt, model: chunk.model)
-        if let watch = context.leaseWatch {
-            let cancellation = context.cancellation
-            request.beforeEachRequest = { () async throws(TranscriptionError) in try await watch.admitUpload(cancellation: cancellation) }
+        let watch = context.leaseWatch
+        let cancellation = context.cancellation
+        let availability = availability
+        request.beforeEachRequest = { () async throws(TranscriptionError) in
+            try await watch?.admitUpload(cancellation: cancellation)
+            // A job claimed before its backend refused the configuration (another job's 401)
+            // would send a request already known to fail: it waits out the pause as the queued ones do.
+            if let (backend, until) = availability.pause() {
+                throw TranscriptionError(
+                    .invalidConfiguration, .configuration,
+                    "not sent: \(backend) refused this fleet's configuration, and its chunk jobs wait until \(until.formatted(.iso8601))",
+                    backend: backend, retryAt: until)
+            }
         }
         let result = try await requests.withPermit(classify: Self.congestion) {
             try await transcription.transcribe(request, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)

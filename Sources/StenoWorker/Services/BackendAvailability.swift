@@ -74,6 +74,11 @@ final class BackendAvailability: Sendable {
         state.withLock { $0.report(primary: primary, outagesPause: outagesPause, now: now) }
     }
 
+    /// A backend paused now, and until when; nil when none is.
+    func pause(now: Date = Date()) -> (backend: String, until: Date)? {
+        state.withLock { $0.pausedUntil.filter { $0.value > now }.max { $0.value < $1.value } }.map { ($0.key, $0.value) }
+    }
+
     /// The backend rejected the configuration: no chunk jobs for it until `date`.
     func pause(_ backend: String, until date: Date) {
         state.withLock { $0.pausedUntil[backend] = max($0.pausedUntil[backend] ?? date, date) }
