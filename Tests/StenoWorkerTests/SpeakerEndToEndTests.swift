@@ -77,6 +77,26 @@ struct SpeakerEndToEndTests {
         return try await AdminStore(client: client).enqueue([media], allowDuplicates: true)[0].mediaID
     }
 
+    /// A database, steno-asr and an in-process worker (20 s chunks unless `configure` says
+    /// otherwise) around `body`.
+    static func withFleet(
+        configure: @escaping (inout WorkerConfiguration) -> Void = { _ in },
+        _ body: (PostgresClient, WorkerTestDatabase, AdminStore) async throws -> Void
+    ) async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { settings in
+                    settings.planner.targetDuration = MediaTime(seconds: 20)
+                    configure(&settings)
+                }) { _ in
+                    try await body(client, WorkerTestDatabase(client: client), AdminStore(client: client))
+                }
+            }
+        }
+    }
+
     static func cuts(_ client: PostgresClient, _ mediaID: Int64) async throws -> [Double] {
         try await client.query("SELECT start_seconds, end_seconds FROM chunks WHERE media_id = \(mediaID) AND uploaded ORDER BY start_seconds")
             .map { (try $0.decode("start_seconds", as: Double.self), try $0.decode("end_seconds", as: Double.self)) }
@@ -86,13 +106,7 @@ struct SpeakerEndToEndTests {
     @Test("two voices at 20 s chunks: two speakers, the right one on 95 % of the speech, no label change at a cut inside a turn, names in every export")
     func twoVoices() async throws {
         let (audio, reference) = try SpeakerReference.load("synth-two")
-        try await TestDatabase.with { database in
-            let client = database.client()
-            defer { Task { await client.shutdown() } }
-            let db = WorkerTestDatabase(client: client)
-            let admin = AdminStore(client: client)
-            try await RunningASRBackend.with { asr in
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
+        try await Self.withFleet { client, db, admin in
                     let mediaID = try await Self.enqueue(client, audio.path)
                     #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                     let speakers = try await admin.speakers(mediaID: mediaID)
@@ -158,21 +172,13 @@ struct SpeakerEndToEndTests {
                     // Undone: the name goes, and no profile gives it again in that media.
                     try await admin.unnameSpeaker(mediaID: next, number: recognised.number)
                     #expect(try await admin.speakers(mediaID: next).allSatisfy { $0.name == nil })
-                }
-            }
         }
     }
 
     @Test("one narrator over three chapters is one speaker, and the exports carry no labels")
     func oneNarrator() async throws {
         let book = FixtureBook.file("book.m4b")
-        try await TestDatabase.with { database in
-            let client = database.client()
-            defer { Task { await client.shutdown() } }
-            let db = WorkerTestDatabase(client: client)
-            let admin = AdminStore(client: client)
-            try await RunningASRBackend.with { asr in
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { _ in
+        try await Self.withFleet(configure: { $0.planner.targetDuration = MediaTime(seconds: 4) }) { _, db, admin in
                     let mediaID = try await db.enqueue(book.path)
                     #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                     #expect(try await admin.speakers(mediaID: mediaID).map(\.number) == [1])
@@ -183,44 +189,29 @@ struct SpeakerEndToEndTests {
                         try await admin.exportTranscript(source, format: format) { text += $0 }
                         #expect(!text.contains("Speaker 1") && !text.contains("\"speaker\""), "\(format) shows no speaker")
                     }
-                }
-            }
         }
     }
 
     @Test("speakers off for a media: no voices measured, no speakers, exports as before")
     func offPerMedia() async throws {
         let (audio, _) = try SpeakerReference.load("synth-two")
-        try await TestDatabase.with { database in
-            let client = database.client()
-            defer { Task { await client.shutdown() } }
-            let db = WorkerTestDatabase(client: client)
-            try await RunningASRBackend.with { asr in
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
-                    let mediaID = try await Self.enqueue(client, audio.path, speakers: "off")
-                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
-                    let measured = try await client.query("SELECT count(*)::integer AS n FROM chunks WHERE media_id = \(mediaID) AND voices IS NOT NULL").single()
-                    #expect(try measured.decode("n", as: Int.self) == 0)
-                    #expect(try await AdminStore(client: client).speakers(mediaID: mediaID).isEmpty)
-                }
-            }
+        try await Self.withFleet { client, db, admin in
+            let mediaID = try await Self.enqueue(client, audio.path, speakers: "off")
+            #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND uploaded AND voices IS NOT NULL", mediaID) == 0)
+            #expect(try await db.count("SELECT count(*) FROM segments WHERE media_id = $1 AND speaker IS NOT NULL", mediaID) == 0)
+            #expect(try await admin.speakers(mediaID: mediaID).isEmpty)
         }
     }
 
     @Test("a worker with speaker detection off measures nothing; the media still succeeds")
     func offPerWorker() async throws {
         let (audio, _) = try SpeakerReference.load("synth-two")
-        try await TestDatabase.with { database in
-            let client = database.client()
-            defer { Task { await client.shutdown() } }
-            let db = WorkerTestDatabase(client: client)
-            try await RunningASRBackend.with { asr in
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.speakerDetection = false }) { _ in
-                    let mediaID = try await Self.enqueue(client, audio.path)
-                    #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
-                    #expect(try await AdminStore(client: client).speakers(mediaID: mediaID).isEmpty)
-                }
-            }
+        try await Self.withFleet(configure: { $0.speakerDetection = false }) { client, db, admin in
+            let mediaID = try await Self.enqueue(client, audio.path)
+            #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            #expect(try await db.count("SELECT count(*) FROM segments WHERE media_id = $1 AND speaker IS NOT NULL", mediaID) == 0)
+            #expect(try await admin.speakers(mediaID: mediaID).isEmpty)
         }
     }
 }

@@ -43,20 +43,9 @@ public struct SileroModel: Sendable {
 
     /// Reads the model at `path`.
     public init(contentsOf path: String) throws(VoiceModelError) {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw VoiceModelError(
-                .missingModel,
-                "no file there; run scripts/vad-model to fetch it from faster-whisper's wheel on PyPI, or set STENO_VAD_MODEL to where it is",
-                path: path)
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw VoiceModelError(.unreadableModel, "it cannot be read: \(error.localizedDescription)", path: path)
-        }
+        let bytes = try ModelFile.bytes(at: path, script: "scripts/vad-model (faster-whisper's wheel on PyPI)", variable: "STENO_VAD_MODEL")
         do throws(VoiceModelError) {
-            try self.init(modelBytes: [UInt8](data))
+            try self.init(modelBytes: bytes)
         } catch {
             throw VoiceModelError(
                 error.code, "not Silero VAD v6 as faster-whisper ships it (\(error.message)); run scripts/vad-model to fetch that file",
@@ -92,19 +81,9 @@ public struct SileroModel: Sendable {
     }
 
     /// Where the model is: `configured` (`--vad-model`, `STENO_VAD_MODEL`) when given; else the
-    /// first that exists of `./.steno/models/` (where `scripts/vad-model` puts it in a checkout),
-    /// `share/steno/` beside the executable's directory (how the container installs it),
-    /// `/usr/local/share/steno/` and `/usr/share/steno/`. When none exists, the first, so that the
-    /// error names a place to put it.
+    /// places `ModelFile.locate` searches.
     public static func locate(configured: String?, executable: URL = executableURL()) -> String {
-        if let configured, !configured.isEmpty { return configured }
-        let candidates = [
-            FileManager.default.currentDirectoryPath + "/.steno/models/\(fileName)",
-            executable.deletingLastPathComponent().deletingLastPathComponent().path + "/share/steno/\(fileName)",
-            "/usr/local/share/steno/\(fileName)",
-            "/usr/share/steno/\(fileName)",
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+        ModelFile.locate(fileName, configured: configured, executable: executable)
     }
 
     /// The running executable's real path (`/proc/self/exe`: a program started through `PATH`

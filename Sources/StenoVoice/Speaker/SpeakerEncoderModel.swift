@@ -33,20 +33,9 @@ public struct SpeakerEncoderModel: Sendable {
 
     /// Reads the model at `path`.
     public init(contentsOf path: String) throws(VoiceModelError) {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw VoiceModelError(
-                .missingModel,
-                "no file there; run scripts/speaker-model to fetch it from Resemblyzer's wheel on PyPI, or set STENO_SPEAKER_MODEL to where it is",
-                path: path)
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw VoiceModelError(.unreadableModel, "it cannot be read: \(error.localizedDescription)", path: path)
-        }
+        let bytes = try ModelFile.bytes(at: path, script: "scripts/speaker-model (Resemblyzer's wheel on PyPI)", variable: "STENO_SPEAKER_MODEL")
         do throws(VoiceModelError) {
-            try self.init(checkpoint: TorchCheckpoint(bytes: [UInt8](data)))
+            try self.init(checkpoint: TorchCheckpoint(bytes: bytes))
         } catch {
             throw VoiceModelError(
                 error.code, "not Resemblyzer's speaker encoder as its wheel ships it (\(error.message)); run scripts/speaker-model to fetch that file",
@@ -74,15 +63,8 @@ public struct SpeakerEncoderModel: Sendable {
     }
 
     /// Where the model is: `configured` (`--speaker-model`, `STENO_SPEAKER_MODEL`) when given;
-    /// else the first that exists of the places `SileroModel.locate` searches.
+    /// else the places `ModelFile.locate` searches.
     public static func locate(configured: String?, executable: URL = SileroModel.executableURL()) -> String {
-        if let configured, !configured.isEmpty { return configured }
-        let candidates = [
-            FileManager.default.currentDirectoryPath + "/.steno/models/\(fileName)",
-            executable.deletingLastPathComponent().deletingLastPathComponent().path + "/share/steno/\(fileName)",
-            "/usr/local/share/steno/\(fileName)",
-            "/usr/share/steno/\(fileName)",
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+        ModelFile.locate(fileName, configured: configured, executable: executable)
     }
 }
