@@ -48,7 +48,10 @@ struct FleetRateLimitTests {
             for (index, time) in grants.enumerated() {
                 #expect(Double(index + 1) <= 30 + time.seconds / 2 + 1, "grant \(index + 1) at \(time)")
             }
-            #expect(grants.count >= 30 + Int((elapsed - 2) / 2), "\(grants.count) grants in \(elapsed) s")
+            // The refill is used: every token due 2 s (a refill) before the requesters stop is
+            // granted. Not counted to the end of the group: after the stop the requesters only
+            // wind down, and how long that takes is the machine's, not the gate's.
+            #expect(grants.count >= 30 + Int((runFor.seconds - 2 - 2) / 2), "\(grants.count) grants in \(elapsed) s")
             let row = try await client.query("SELECT granted, waited FROM backend_rate_limits WHERE backend = 'free-tier'").single()
             #expect(try row.decode("granted", as: Int.self) == grants.count)
             // One waiting request per worker polls, about once per refill: not 48 of them.

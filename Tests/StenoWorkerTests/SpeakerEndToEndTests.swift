@@ -69,7 +69,8 @@ struct SpeakerReference {
 }
 
 /// Speakers told apart through the whole fleet: real FFmpeg, the real speech detector and
-/// speaker encoder, steno-asr for the words, the merge's numbering in PostgreSQL.
+/// speaker encoder, a real HTTP backend (words every half second), the merge's numbering in
+/// PostgreSQL.
 @Suite("Speakers end to end", .serialized, .timeLimit(.minutes(5)))
 struct SpeakerEndToEndTests {
     static func enqueue(_ client: PostgresClient, _ path: String, tenant: String = NewMedia.defaultTenant, speakers: String? = nil) async throws -> Int64 {
@@ -77,22 +78,51 @@ struct SpeakerEndToEndTests {
         return try await AdminStore(client: client).enqueue([media], allowDuplicates: true)[0].mediaID
     }
 
-    /// A database, steno-asr and an in-process worker (20 s chunks unless `configure` says
-    /// otherwise) around `body`.
+    /// A backend that answers at once with a word every half second of the chunk's audio (its
+    /// length read from the FLAC's STREAMINFO): the speakers come from the audio the worker
+    /// measured, not from the words, so these tests need word times and no recogniser, and
+    /// leave the cores to the suites that run beside them.
+    static func wordClock() throws -> FaultServer {
+        try FaultServer { _, _ in
+            .echo(status: 200) { request in
+                let audio = request.parts.first { $0.name == "file" }?.body ?? []
+                let seconds = Self.flacSeconds(audio) ?? 10
+                let words = stride(from: 0.05, to: max(0.1, seconds - 0.4), by: 0.5).enumerated().map { index, start in
+                    #"{"word":" w\#(index)","start":\#(start),"end":\#(start + 0.4)}"#
+                }
+                let text = (0..<words.count).map { "w\($0)" }.joined(separator: " ")
+                return ([("Content-Type", "application/json")],
+                        #"{"text":"\#(text)","duration":\#(seconds),"words":[\#(words.joined(separator: ","))],"segments":[{"id":0,"start":0,"end":\#(seconds),"text":"\#(text)","no_speech_prob":0.01,"avg_logprob":-0.2}]}"#)
+            }
+        }
+    }
+
+    /// A FLAC's length from its STREAMINFO (total samples over the sample rate); nil if unknown.
+    static func flacSeconds(_ bytes: [UInt8]) -> Double? {
+        guard bytes.count >= 26, bytes[0..<4] == [0x66, 0x4C, 0x61, 0x43] else { return nil }
+        let rate = Int(bytes[18]) << 12 | Int(bytes[19]) << 4 | Int(bytes[20]) >> 4
+        let samples = Int(bytes[21] & 0x0F) << 32 | Int(bytes[22]) << 24 | Int(bytes[23]) << 16 | Int(bytes[24]) << 8 | Int(bytes[25])
+        return rate > 0 && samples > 0 ? Double(samples) / Double(rate) : nil
+    }
+
+    /// A database, the word-clock backend and an in-process worker (20 s chunks unless
+    /// `configure` says otherwise) around `body`.
     static func withFleet(
         configure: @escaping (inout WorkerConfiguration) -> Void = { _ in },
         _ body: (PostgresClient, WorkerTestDatabase, AdminStore) async throws -> Void
     ) async throws {
+        let backend = try wordClock()
+        defer { backend.stop() }
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
-            try await RunningASRBackend.with { asr in
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { settings in
-                    settings.planner.targetDuration = MediaTime(seconds: 20)
-                    configure(&settings)
-                }) { _ in
-                    try await body(client, WorkerTestDatabase(client: client), AdminStore(client: client))
-                }
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { settings in
+                settings.planner.targetDuration = MediaTime(seconds: 20)
+                configure(&settings)
+            }) { _ in
+                try await body(client, WorkerTestDatabase(client: client), AdminStore(client: client))
+                // Every chunk's length was read from its upload, so every word lies in its audio.
+                #expect(backend.requests.allSatisfy { request in Self.flacSeconds(request.parts.first { $0.name == "file" }?.body ?? []) != nil })
             }
         }
     }
