@@ -15,12 +15,22 @@ extension WorkerProcessTests {
         in database: TestDatabase, client: PostgresClient, named applicationName: String = "steno-worker", while body: () async throws -> Void
     ) async throws -> Int {
         let name = database.name
-        let sampler = Task {
+        // A client of its own, so that no statement of the body's queues in front of a sample,
+        // and a sample that fails is an error, not a count of 0.
+        let sampling = database.client(maxConnections: 1)
+        defer { Task { await sampling.shutdown() } }
+        let sampler = Task { () throws -> Int in
             var peak = 0
             while !Task.isCancelled {
-                let now: Int = (try? await client.query(
-                    "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = \(name) AND application_name = \(applicationName)"
-                ).single().decode("n")) ?? 0
+                let now: Int
+                do {
+                    now = try await sampling.query(
+                        "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = \(name) AND application_name = \(applicationName)"
+                    ).single().decode("n")
+                } catch {
+                    if Task.isCancelled { break }
+                    throw error
+                }
                 peak = max(peak, now)
                 try? await Task.sleep(for: .milliseconds(20))
             }
@@ -32,8 +42,13 @@ extension WorkerProcessTests {
             sampler.cancel()
             throw error
         }
+        // One sample more after the body: the sessions a worker keeps open are counted even if
+        // the body ended before the sampler first ran.
         sampler.cancel()
-        return await sampler.value
+        let last: Int = try await sampling.query(
+            "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = \(name) AND application_name = \(applicationName)"
+        ).single().decode("n")
+        return max(try await sampler.value, last)
     }
 
     @Test("a worker running 16 jobs at once holds at most 3 database sessions: 2 pooled and the one that listens")
