@@ -15,6 +15,12 @@ struct UploadReceiver: Sendable {
 
     /// A text field longer than this is refused (a prompt is at most 1,000 characters).
     static let longestField = 64 * 1024
+    /// Except a known speaker's reference clip, a data URL of up to 30 s of audio: 8 MB holds
+    /// 30 s of 48 kHz 16-bit stereo WAV in base64 (OpenAI asks for 2 to 10 s).
+    static let longestReference = 8 * 1024 * 1024
+    static func longest(_ field: String) -> Int {
+        field == "known_speaker_references[]" ? longestReference : longestField
+    }
 
     struct Form: Sendable {
         var fields: [String: [String]] = [:]
@@ -59,8 +65,8 @@ struct UploadReceiver: Sendable {
                     case let .content(bytes):
                         if currentField != nil {
                             currentField!.value.append(contentsOf: bytes)
-                            if currentField!.value.count > Self.longestField {
-                                throw APIError.badRequest("the field is longer than \(Self.longestField) bytes", field: currentField!.name)
+                            if currentField!.value.count > Self.longest(currentField!.name) {
+                                throw APIError.badRequest("the field is longer than \(Self.longest(currentField!.name)) bytes", field: currentField!.name)
                             }
                         } else if let file = writer {
                             if file.bytes + Int64(bytes.count) > maxBytes { throw tooLarge() }
