@@ -109,3 +109,33 @@ struct SpeakerEncoderTests {
         }
     }
 }
+
+@Suite("Speaker encoder under concurrency")
+struct SpeakerEncoderConcurrencyTests {
+    @Test("eight threads embedding at once get what one thread gets, and all finish")
+    func eightThreadsAtOnce() async throws {
+        let encoder = SpeakerEncoder(model: try SpeakerEncoderTests.model.get())
+        var state: UInt64 = 7
+        let pieces = (0..<24).map { index in
+            (0..<(8_000 + 1_000 * index)).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1
+                return Float(Int64(bitPattern: state) >> 40) / Float(1 << 24) * 0.1
+            }
+        }
+        let alone = encoder.embeddings(of: pieces)
+        let results = await withTaskGroup(of: [[Float]].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        Thread { continuation.resume(returning: (0..<5).map { _ in encoder.embeddings(of: pieces) }.last!) }.start()
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        for result in results {
+            #expect(zip(result, alone).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) <= 1e-6 } })
+        }
+    }
+}
