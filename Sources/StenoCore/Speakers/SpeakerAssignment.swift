@@ -15,6 +15,21 @@ public struct SpeakerAssignment: Sendable {
             self.sum = sum
             self.pieces = pieces
         }
+
+        /// One voice per number: the shares of several chapters (or the chapters before and
+        /// this one) added up, in order of first appearance.
+        public static func combined(_ shares: [Voice]) -> [Voice] {
+            var voices: [Voice] = []
+            for share in shares {
+                if let index = voices.firstIndex(where: { $0.number == share.number }) {
+                    voices[index].sum = SpeakerClustering.sum([voices[index].sum, share.sum])
+                    voices[index].pieces += share.pieces
+                } else {
+                    voices.append(share)
+                }
+            }
+            return voices
+        }
     }
 
     /// Cosine distance between two centroids under which they are one voice. Centroids of

@@ -58,25 +58,11 @@ extension WorkStore {
             WHERE media_id = \(chapter.mediaID) AND chapter_id <> \(chapter.id)
             ORDER BY speaker
             """)
-        var known: [SpeakerAssignment.Voice] = []
-        for row in rows {
-            let number: Int = try row.decode("speaker")
-            let sum = try row.decode("embedding", as: [Double].self).map(Float.init)
-            let pieces: Int = try row.decode("pieces")
-            if let index = known.firstIndex(where: { $0.number == number }) {
-                known[index].sum = SpeakerClustering.sum([known[index].sum, sum])
-                known[index].pieces += pieces
-            } else {
-                known.append(SpeakerAssignment.Voice(number: number, sum: sum, pieces: pieces))
-            }
-        }
+        let known = SpeakerAssignment.Voice.combined(try rows.map(Self.voiceShare))
         // Numbers given by an earlier merge of this chapter (or named) stay taken.
         let taken = try await connection.query("SELECT number FROM speakers WHERE media_id = \(chapter.mediaID)")
             .map { try $0.decode("number", as: Int.self) }
-        for number in taken where !known.contains(where: { $0.number == number }) {
-            known.append(SpeakerAssignment.Voice(number: number, sum: [], pieces: 0))
-        }
-        let resolved = plan.resolve(known: known.filter { !$0.sum.isEmpty }, reserving: known.map(\.number))
+        let resolved = plan.resolve(known: known, reserving: taken)
         try await connection.query("DELETE FROM chapter_voices WHERE chapter_id = \(chapter.id)")
         for voice in resolved.voices {
             try await connection.query(
@@ -91,6 +77,13 @@ extension WorkStore {
             "UPDATE chapters SET speaker_turns = \(try Self.json(resolved.turns))::jsonb WHERE id = \(chapter.id)")
         try await recognise(mediaID: chapter.mediaID, on: connection)
         return resolved.turns
+    }
+
+    /// One chapter's share of a speaker, as a `chapter_voices` row holds it.
+    static func voiceShare(_ row: PostgresRow) throws -> SpeakerAssignment.Voice {
+        SpeakerAssignment.Voice(
+            number: try row.decode("speaker"), sum: try row.decode("embedding", as: [Double].self).map(Float.init),
+            pieces: try row.decode("pieces"))
     }
 
     /// The turns an earlier merge of the chapter found, if any.
@@ -114,21 +107,12 @@ extension WorkStore {
         guard !profiles.isEmpty else { return }
         let rows = try await connection.query(
             """
-            SELECT v.speaker, v.embedding::float8[] AS embedding
+            SELECT v.speaker, v.embedding::float8[] AS embedding, v.pieces
             FROM speakers s JOIN chapter_voices v ON v.media_id = s.media_id AND v.speaker = s.number
             WHERE s.media_id = \(mediaID) AND s.name IS NULL AND s.profile_id IS NULL AND NOT s.unmatched
             ORDER BY v.speaker
             """)
-        var voices: [SpeakerAssignment.Voice] = []
-        for row in rows {
-            let number: Int = try row.decode("speaker")
-            let sum = try row.decode("embedding", as: [Double].self).map(Float.init)
-            if let index = voices.firstIndex(where: { $0.number == number }) {
-                voices[index].sum = SpeakerClustering.sum([voices[index].sum, sum])
-            } else {
-                voices.append(SpeakerAssignment.Voice(number: number, sum: sum, pieces: 0))
-            }
-        }
+        let voices = SpeakerAssignment.Voice.combined(try rows.map(Self.voiceShare))
         for match in VoiceProfileMatch().matches(speakers: voices, profiles: profiles) {
             try await connection.query(
                 """

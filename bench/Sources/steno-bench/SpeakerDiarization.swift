@@ -76,14 +76,8 @@ enum SpeakerDiarization {
                         print(String(format: "%@ g%d %5.1fs: ", stem, i, plan.groupSeconds[i]) + centroids.map { String(format: "%.3f", 1 - SpeakerClustering.dot(a, $0)) }.joined(separator: " "))
                     }
                 }
-                for voice in resolved.voices {
-                    if let index = known.firstIndex(where: { $0.number == voice.number }) {
-                        known[index].sum = SpeakerClustering.sum([known[index].sum, voice.sum])
-                        known[index].pieces += voice.pieces
-                    } else {
-                        known.append(SpeakerAssignment.Voice(number: voice.number, sum: voice.sum, pieces: voice.pieces))
-                    }
-                }
+                known = SpeakerAssignment.Voice.combined(
+                    known + resolved.voices.map { SpeakerAssignment.Voice(number: $0.number, sum: $0.sum, pieces: $0.pieces) })
                 turns += resolved.turns
             }
             await file.close()
