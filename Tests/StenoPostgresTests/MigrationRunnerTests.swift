@@ -60,6 +60,62 @@ struct MigrationRunnerTests {
         }
     }
 
+    @Test("a migration that lost a race on the cluster's roles is applied again in a new transaction")
+    func lostClusterRaceIsRetried() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            // A sequence is outside the transaction: it counts the attempts that were rolled back.
+            try await connection.query("CREATE SEQUENCE attempts")
+            let racing = Migration(version: 1, name: "grants_to_a_role_another_database_creates", sql: """
+                DO $$ BEGIN
+                    IF nextval('attempts') = 1 THEN
+                        RAISE EXCEPTION 'role "steno_api" does not exist' USING ERRCODE = '42704';
+                    END IF;
+                END $$;
+                CREATE TABLE granted (id integer);
+                """)
+            let applied = try await MigrationRunner(migrations: [racing]).migrate(on: connection)
+            #expect(applied.map(\.version) == [1])
+            #expect(try await connection.query("SELECT last_value FROM attempts").single().decode("last_value", as: Int.self) == 2)
+            #expect(try await connection.query("SELECT to_regclass('granted') IS NOT NULL AS present").single().decode("present", as: Bool.self))
+            await connection.close()
+        }
+    }
+
+    @Test("a migration that fails the same way each time is reported after its last attempt, with nothing applied")
+    func wrongMigrationFailsAfterAttempts() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let connection = try await PostgresConnection.connect(configuration: database.configuration)
+            try await connection.query("CREATE SEQUENCE attempts")
+            let wrong = Migration(version: 1, name: "grants_to_a_missing_role", sql: """
+                SELECT nextval('attempts');
+                CREATE TABLE granted (id integer);
+                GRANT SELECT ON granted TO steno_no_such_role;
+                """)
+            let error = await #expect(throws: PostgresError.self) {
+                _ = try await MigrationRunner(migrations: [wrong]).migrate(on: connection)
+            }
+            #expect(error?.code == .migrationFailed)
+            #expect(error?.sqlState == "42704")
+            #expect(error?.message.contains("steno_no_such_role") == true)
+            #expect(try await connection.query("SELECT last_value FROM attempts").single().decode("last_value", as: Int.self)
+                == MigrationRunner.attemptsAfterClusterRace)
+            #expect(try await connection.query("SELECT to_regclass('granted') IS NULL AS absent").single().decode("absent", as: Bool.self))
+            await connection.close()
+        }
+    }
+
+    @Test("only errors of a shared-catalog race are tried again")
+    func clusterRaceClassification() {
+        for state in ["42704", "23505", "42710", "40001", "40P01"] {
+            #expect(MigrationRunner.lostClusterRace(PostgresError(.serverError, "x", sqlState: state)), "\(state)")
+        }
+        for state in ["42601", "42P01", "42501", "23502"] {
+            #expect(!MigrationRunner.lostClusterRace(PostgresError(.serverError, "x", sqlState: state)), "\(state)")
+        }
+        #expect(!MigrationRunner.lostClusterRace(PostgresError(.connectionLost, "x", sqlState: "42704")))
+    }
+
     @Test("a migration edited after it was applied is refused with a hint")
     func changedMigration() async throws {
         try await TestDatabase.with { database in

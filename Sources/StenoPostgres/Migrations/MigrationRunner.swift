@@ -79,12 +79,7 @@ public struct MigrationRunner: Sendable {
         var newlyApplied: [Migration] = []
         for migration in migrations where applied[migration.version] == nil {
             do {
-                try await connection.withTransaction { connection in
-                    try await connection.executeScript(migration.sql)
-                    try await connection.query(
-                        "INSERT INTO steno_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-                        [migration.version, migration.name, migration.checksum])
-                }
+                try await apply(migration, on: connection)
             } catch var error as PostgresError {
                 error.code = error.code == .connectionLost ? .connectionLost : .migrationFailed
                 error.message = "migration \(migration.version)_\(migration.name) failed and was rolled back: \(error.message)"
@@ -97,6 +92,48 @@ public struct MigrationRunner: Sendable {
             newlyApplied.append(migration)
         }
         return newlyApplied
+    }
+
+    /// Applies one migration in a transaction, again when it lost a race on the cluster's shared
+    /// catalog (see `lostClusterRace`).
+    private func apply(_ migration: Migration, on connection: PostgresConnection) async throws {
+        var attempt = 1
+        while true {
+            do {
+                try await connection.withTransaction { connection in
+                    try await connection.executeScript(migration.sql)
+                    try await connection.query(
+                        "INSERT INTO steno_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                        [migration.version, migration.name, migration.checksum])
+                }
+                return
+            } catch let error as PostgresError where Self.lostClusterRace(error) && attempt < Self.attemptsAfterClusterRace {
+                logger.warning(
+                    "migration lost a race with another database of the cluster; applying it again",
+                    metadata: [
+                        "migration.version": "\(migration.version)", "migration.name": "\(migration.name)",
+                        "attempt": "\(attempt)", "error": "\(error)",
+                    ])
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times a migration is tried when it keeps losing races on the shared catalog.
+    static let attemptsAfterClusterRace = 3
+
+    /// Whether a failed migration may have lost a race with another database of the same cluster.
+    ///
+    /// Roles live in the cluster, not in a database, and the advisory lock held while migrating
+    /// is per database: two databases migrating at once (test databases, or two deployments on
+    /// one server) both create a missing role. The loser's check and its grants can then read
+    /// the shared catalog at different moments, and a grant can find the role missing (42704)
+    /// or the creation collide (23505, 42710). The transaction was rolled back, and a new one
+    /// reads the shared catalog afresh, so trying again is safe; a migration that is simply
+    /// wrong fails the same way each time and is reported as it was.
+    static func lostClusterRace(_ error: PostgresError) -> Bool {
+        guard error.code == .serverError, let state = error.sqlState else { return false }
+        return ["42704", "23505", "42710", "40001", "40P01"].contains(state)
     }
 
     private func historyExists(on connection: PostgresConnection) async throws -> Bool {
