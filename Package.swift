@@ -46,6 +46,7 @@ let package = Package(
         ),
         // OpenBLAS: the matrix products of the speaker encoder.
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's allocator tuning; StenoMedia uses it for the memory FFmpeg's demuxers take.
         .systemLibrary(name: "CMalloc"),
 
@@ -56,12 +57,17 @@ let package = Package(
         .target(name: "StenoLinearAlgebra", dependencies: ["CBLAS"], swiftSettings: [.unsafeFlags(["-O"])]),
 
         // Pure Swift: domain types and logic, no C and no I/O.
-        .target(name: "StenoCore"),
+        // The one module that imports CZlib: deflate's compressed length, for Whisper's compression ratio.
+        .target(name: "StenoZlib", dependencies: ["CZlib"]),
+        // Runtime primitives and wire parsing, no domain: concurrency, cancellation, the clock,
+        // settings, secret redaction, outbound URL policy, random tokens, multipart, byte ranges.
+        .target(name: "StenoInfrastructure"),
+        .target(name: "StenoCore", dependencies: ["StenoInfrastructure", "StenoZlib"]),
 
         // libpq wrapper: connections, the pool, LISTEN/NOTIFY, queries and migrations. No domain SQL.
         .target(
             name: "StenoPostgres",
-            dependencies: ["CLibPQ", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibPQ", "StenoInfrastructure", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Every statement about media, chapters, chunks, segments, jobs, attempts and workers:
@@ -69,7 +75,7 @@ let package = Package(
         .target(
             name: "StenoStore",
             dependencies: [
-                "StenoPostgres", "StenoCore", .product(name: "Logging", package: "swift-log"),
+                "StenoPostgres", "StenoCore", "StenoInfrastructure", .product(name: "Logging", package: "swift-log"),
                 // SHA-256 of API keys: the table keeps the hash, never the key.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -78,19 +84,19 @@ let package = Package(
         // FFmpeg wrapper: probe, chapters, decode a range to 16 kHz mono, energy profile, encode a chunk in memory.
         .target(
             name: "StenoMedia",
-            dependencies: ["CFFmpeg", "CMalloc", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CFFmpeg", "CMalloc", "StenoCore", "StenoInfrastructure", .product(name: "Logging", package: "swift-log")]
         ),
 
         // libcurl client for OpenAI-compatible transcription backends.
         .target(
             name: "StenoTranscription",
-            dependencies: ["CCurl", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", "StenoCore", "StenoInfrastructure", .product(name: "Logging", package: "swift-log")]
         ),
 
         // pocketsphinx wrapper: offline English recognition with a pool of decoders.
         .target(
             name: "StenoSpeech",
-            dependencies: ["CPocketSphinx", "StenoCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CPocketSphinx", "StenoCore", "StenoInfrastructure", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Speech detection: Silero VAD's forward pass in plain Swift, weights read from the ONNX
@@ -100,7 +106,7 @@ let package = Package(
         // every test that plans or transcribes a chapter would wait on them.
         .target(
             name: "StenoVoice",
-            dependencies: ["StenoCore", "StenoLinearAlgebra"],
+            dependencies: ["StenoCore", "StenoInfrastructure", "StenoLinearAlgebra"],
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
 
@@ -110,7 +116,7 @@ let package = Package(
             dependencies: [
                 "StenoSpeech",
                 "StenoMedia",
-                "StenoCore",
+                "StenoCore", "StenoInfrastructure",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,14 +124,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "steno-asr",
-            dependencies: ["StenoASR", "StenoCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["StenoASR", "StenoCore", "StenoInfrastructure", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The admin CLI's commands live in a library so tests and the thin executable share them.
         .target(
             name: "StenoCLI",
             dependencies: [
-                "StenoCore",
+                "StenoCore", "StenoInfrastructure",
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
@@ -140,7 +146,7 @@ let package = Package(
         .target(
             name: "StenoWorker",
             dependencies: [
-                "StenoCore",
+                "StenoCore", "StenoInfrastructure",
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
@@ -163,7 +169,7 @@ let package = Package(
                 "StenoStore",
                 "StenoTranscription",
                 "StenoVoice",
-                "StenoCore",
+                "StenoCore", "StenoInfrastructure",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -176,7 +182,7 @@ let package = Package(
         .target(
             name: "StenoAPI",
             dependencies: [
-                "StenoCore",
+                "StenoCore", "StenoInfrastructure",
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
@@ -199,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "steno-api",
             dependencies: [
-                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoLogging", "StenoVoice",
+                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoInfrastructure", "StenoLogging", "StenoVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -207,42 +213,42 @@ let package = Package(
 
         .target(
             name: "StenoTestSupport",
-            dependencies: ["StenoPostgres", "StenoCore", "StenoVoice", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoVoice", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StenoTestSupport"
         ),
         // Pure tests: no database, no process, no network; `swift test --filter 'StenoCoreTests|StenoUnitTests'`
         // runs them without STENO_TEST_DATABASE_URL. StenoUnitTests holds those of the modules above StenoCore.
-        .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
+        .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoUnitTests",
             dependencies: [
-                "StenoCLI", "StenoAPI", "StenoASR", "StenoWorker", "StenoStore", "StenoPostgres", "StenoTranscription", "StenoCore",
+                "StenoCLI", "StenoAPI", "StenoASR", "StenoWorker", "StenoStore", "StenoPostgres", "StenoTranscription", "StenoCore", "StenoInfrastructure",
                 "StenoTestSupport",
             ]
         ),
-        .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoTestSupport"]),
-        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport"]),
-        .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoTestSupport"]),
-        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoTestSupport"]),
+        .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
+        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
+        .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoTranscriptionTests",
-            dependencies: ["StenoTranscription", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StenoTranscription", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "StenoSpeechTests", dependencies: ["StenoSpeech", "StenoMedia", "StenoCore", "StenoTestSupport"]),
+        .testTarget(name: "StenoSpeechTests", dependencies: ["StenoSpeech", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoASRTests",
-            dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoTestSupport"]
+            dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]
         ),
         .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoAPITests",
-            dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [
-                "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoVoice", "StenoCore",
+                "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoVoice", "StenoCore", "StenoInfrastructure",
                 "StenoTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

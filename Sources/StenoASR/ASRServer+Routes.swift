@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StenoCore
+import StenoInfrastructure
 import StenoSpeech
 
 extension ASRServer {

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 
 /// The fields of `POST /v1/audio/transcriptions` that steno-asr reads.
 struct TranscriptionRequest: Sendable {

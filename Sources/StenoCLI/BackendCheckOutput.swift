@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 import StenoTranscription
 
 /// How `steno backend check` prints its reports. Everything printed comes from `BackendCheck.Report`

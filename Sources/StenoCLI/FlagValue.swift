@@ -1,5 +1,6 @@
 import ArgumentParser
 import StenoCore
+import StenoInfrastructure
 
 /// Numbers from the commands' flags, read by `SettingValue` like every variable, so that a bad
 /// one reads the same wherever it is given. ArgumentParser would parse an `Int` or `Double`

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 
 extension Steno {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 extension Steno {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 
 /// One recording opened for probing, decoding and encoding.
 ///

@@ -1,5 +1,6 @@
 import Dispatch
 import StenoCore
+import StenoInfrastructure
 
 /// One pocketsphinx decoder on a serial queue of its own, so that recognition, which blocks for
 /// seconds, never runs on Swift's cooperative thread pool.

@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoInfrastructure
 import Synchronization
 
 /// Offline English speech recognition with a pool of pocketsphinx decoders.

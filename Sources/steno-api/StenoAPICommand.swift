@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StenoAPI
 import StenoCore
+import StenoInfrastructure
 import StenoLogging
 import StenoPostgres
 import StenoStore

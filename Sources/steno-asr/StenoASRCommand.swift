@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StenoASR
 import StenoCore
+import StenoInfrastructure
 
 /// `steno-asr`: a local, offline, OpenAI-compatible transcription server (pocketsphinx, English).
 @main

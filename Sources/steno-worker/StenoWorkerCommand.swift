@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoLogging
 import StenoMedia
 import StenoPostgres

@@ -1,5 +1,7 @@
 import StenoCore
+import StenoInfrastructure
 import Synchronization
+import StenoTestSupport
 import Testing
 
 @Suite("AIMD window and adaptive limiter")
@@ -33,11 +35,11 @@ struct AdaptiveLimiterTests {
     /// Holds the requests until the test opens it: how many get in at once then depends on the
     /// limiter alone, not on how fast a loaded machine runs them.
     final class Gate: Sendable {
-        private let open = Atomic(false)
+        private let latch = Latch()
         func pass() async throws {
-            while !open.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(2)) }
+            guard await latch.wait() else { throw CancellationError() }
         }
-        func release() { open.store(true, ordering: .releasing) }
+        func release() { latch.open() }
     }
 
     static func run(_ limiter: AdaptiveLimiter, _ peak: Peak, _ outcome: AdaptiveLimiter.Outcome, through gate: Gate? = nil) async throws {
@@ -53,9 +55,8 @@ struct AdaptiveLimiterTests {
         let gate = Gate()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<count { group.addTask { try await Self.run(limiter, peak, outcome, through: gate) } }
-            try await ResourcePoolTests.eventually("\(limit) requests in flight") { peak.now == limit }
-            // Room for a request beyond the window to get in, were the limiter to let it.
-            try await Task.sleep(for: .milliseconds(50))
+            // Every request has either got in or is waiting for a permit: none is still on its way.
+            try await poll(until: { peak.now == limit && limiter.waiting == count - limit }, "\(limit) requests in flight, the rest waiting")
             #expect(peak.peak == limit)
             gate.release()
             try await group.waitForAll()
@@ -77,14 +78,16 @@ struct AdaptiveLimiterTests {
     @Test("a caller cancelled while waiting leaves at once and does not take a permit")
     func cancelledWaiter() async throws {
         let limiter = AdaptiveLimiter(maximum: 1)
-        let holder = Task { try await limiter.withPermit(classify: { _ in .other }) { try await Task.sleep(for: .seconds(30)) } }
-        try await ResourcePoolTests.eventually("the holder has the permit") { limiter.inFlight == 1 }
+        let gate = Gate()
+        let holder = Task { try await limiter.withPermit(classify: { _ in .other }) { try await gate.pass() } }
+        try await poll(until: { limiter.inFlight == 1 }, "the holder has the permit")
         let waiter = Task { try await limiter.withPermit(classify: { _ in .other }) { 1 } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await poll(until: { limiter.waiting == 1 }, "the waiter waits")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(limiter.inFlight == 1)
-        holder.cancel()
+        #expect(limiter.waiting == 0)
+        gate.release()
         _ = await holder.result
         #expect(limiter.inFlight == 0)
     }

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 /// Plans made with the speech detector's verdict: a music bed is as loud as a voice, so the

@@ -1,5 +1,7 @@
 import StenoCore
+import StenoInfrastructure
 import Synchronization
+import StenoTestSupport
 import Testing
 
 @Suite("ResourcePool")
@@ -14,36 +16,35 @@ struct ResourcePoolTests {
     func capacity() async throws {
         let counter = Counter()
         let pool = ResourcePool<Int>(capacity: 3) { counter.made.add(1, ordering: .relaxed).newValue }
+        let release = Latch()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<30 {
                 group.addTask {
                     try await pool.withResource { _ in
                         let now = counter.inUse.add(1, ordering: .relaxed).newValue
                         counter.mostInUse.max(now, ordering: .relaxed)
-                        try await Task.sleep(for: .milliseconds(5))
+                        _ = await release.wait()
                         counter.inUse.subtract(1, ordering: .relaxed)
                     }
                 }
             }
+            // Three hold a resource and the other 27 wait: then all may go, three at a time.
+            try await Self.eventually("three in use, the rest waiting") { counter.inUse.load(ordering: .relaxed) == 3 && pool.waitingCount == 27 }
+            release.open()
             try await group.waitForAll()
         }
         #expect(counter.made.load(ordering: .relaxed) == 3)
         #expect(counter.mostInUse.load(ordering: .relaxed) == 3)
     }
 
-    /// Waits until `condition` holds (a loaded machine may take a while to run a new task),
-    /// failing the test after 10 s.
+    /// Waits until `condition` holds: a loaded machine may take a while to run a new task.
     static func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "never happened: \(what)")
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await poll(until: { condition() }, what)
     }
 
     final class Holding: Sendable {
         let started = Atomic(false)
-        let release = Atomic(false)
+        let letGo = Latch()
     }
 
     /// A task holding the pool's one resource until told to let go.
@@ -51,7 +52,7 @@ struct ResourcePoolTests {
         Task {
             try await pool.withResource { _ in
                 holding.started.store(true, ordering: .releasing)
-                while !holding.release.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+                _ = await holding.letGo.wait()
             }
         }
     }
@@ -65,7 +66,7 @@ struct ResourcePoolTests {
         let waiter = Task { try await pool.withResource { $0 } }
         try await Self.eventually("the waiter waits") { pool.waitingCount == 1 }
         await #expect(throws: ResourcePool<Int>.Exhausted.self) { try await pool.withResource { $0 } }
-        holding.release.store(true, ordering: .releasing)
+        holding.letGo.open()
         try await holder.value
         #expect(try await waiter.value == 1)
     }
@@ -89,7 +90,7 @@ struct ResourcePoolTests {
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(pool.waitingCount == 0)
-        holding.release.store(true, ordering: .releasing)
+        holding.letGo.open()
         try await holder.value
     }
 

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 @Suite("RetryBackoff")
@@ -15,7 +16,17 @@ struct RetryBackoffTests {
         for _ in 0..<200 {
             let delay = backoff.delay(afterAttempt: 1)
             #expect(delay >= .seconds(90) && delay <= .seconds(110))
+            #expect(backoff.range(afterAttempt: 1).contains(delay))
         }
+    }
+
+    @Test("the range of a delay is the nominal delay give or take the jitter, capped")
+    func ranges() {
+        let backoff = RetryBackoff(base: .milliseconds(40), cap: .milliseconds(160), jitter: 0.2)
+        #expect(backoff.range(afterAttempt: 1) == Duration.milliseconds(32)...Duration.milliseconds(48))
+        #expect(backoff.range(afterAttempt: 2) == Duration.milliseconds(64)...Duration.milliseconds(96))
+        #expect(backoff.range(afterAttempt: 3) == Duration.milliseconds(128)...Duration.milliseconds(192))
+        #expect(backoff.range(afterAttempt: 4) == Duration.milliseconds(128)...Duration.milliseconds(192))
     }
 }
 

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 @Suite("SecretRedactor")

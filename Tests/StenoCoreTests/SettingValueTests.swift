@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 @Suite("setting values from flags and the environment")

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import StenoCore
+import StenoInfrastructure
 @testable import StenoMedia
 import Testing
 

@@ -28,7 +28,7 @@ import Testing
     @Test func primaryFailureBelowTheCountIsReturned() async throws {
         let primary = try FaultServer(replies: [], then: .openAIError(503, message: "overloaded", type: "server_error"))
         let fallback = try FaultServer(replies: [])
-        let (result, _) = await TestBackend.timed {
+        let result = await TestBackend.outcome {
             try await clients(primary: primary, fallback: fallback, after: 2).transcribe(TestBackend.chunk, primaryFailures: 0)
         }
         #expect(result.failure?.backend == "primary")
@@ -49,7 +49,7 @@ import Testing
     @Test func requestErrorsDoNotMoveToTheFallback() async throws {
         let primary = try FaultServer(replies: [], then: .openAIError(400, message: "bad audio", type: "invalid_request_error"))
         let fallback = try FaultServer(replies: [])
-        let (result, _) = await TestBackend.timed {
+        let result = await TestBackend.outcome {
             try await clients(primary: primary, fallback: fallback, after: 1).transcribe(TestBackend.chunk)
         }
         #expect(result.failure?.failureClass == .permanent)

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import StenoInfrastructure
 #endif
 
 /// The API key never appears in an error, a log line, or curl's output, on any path, even when
@@ -48,7 +49,7 @@ import Glibc
         let server = try Self.echoingServer(status: status)
         let logs = LogCapture()
         let client = TestBackend.client(Self.configuration(url: server.baseURL), logs: logs)
-        let error = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }.0.failure
+        let error = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }.failure
         // The key did reach the backend and came back in its answer.
         #expect(server.requests.first?.header("Authorization") == "Bearer \(Self.key)")
         Self.expectNoSecret(in: error, logs: logs, "HTTP \(status)")
@@ -78,7 +79,7 @@ import Glibc
             let logs = LogCapture()
             let client = TestBackend.client(Self.configuration(url: url, retries: 0), logs: logs)
             let request = TranscriptionRequest(audio: audio, format: .wav)
-            let error = await TestBackend.timed { try await client.transcribe(request) }.0.failure
+            let error = await TestBackend.outcome { try await client.transcribe(request) }.failure
             Self.expectNoSecret(in: error, logs: logs, path)
         }
     }
@@ -88,8 +89,8 @@ import Glibc
         let logs = LogCapture()
         let client = TestBackend.client(Self.configuration(url: server.baseURL), logs: logs)
         let signal = CancellationSignal()
-        let call = Task { await TestBackend.timed { try await client.transcribe(TestBackend.chunk, cancellation: signal) }.0 }
-        try await waitUntil { server.requests.count == 1 }
+        let call = Task { await TestBackend.outcome { try await client.transcribe(TestBackend.chunk, cancellation: signal) } }
+        try await poll(until: { server.requests.count == 1 })
         signal.cancel()
         Self.expectNoSecret(in: await call.value.failure, logs: logs, "cancelled")
     }
@@ -127,7 +128,7 @@ import Glibc
         let server = try Self.echoingServer(status: 400)
         let client = TestBackend.client(Self.configuration(url: server.baseURL, retries: 0))
         let captured = try await Self.capturingStandardError {
-            _ = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+            _ = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         }
         #expect(server.requestCount == 1)
         #expect(!captured.contains(Self.key))

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoTestSupport
 import Testing
 @testable import StenoTranscription
@@ -8,22 +9,22 @@ import Testing
 @Suite struct RetryTests {
     @Test func retryAfterSecondsIsHonoured() async throws {
         let server = try FaultServer(replies: [.openAIError(429, message: "slow down", type: "requests", code: "rate_limit_exceeded", headers: [("Retry-After", "1")])])
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, elapsed) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let clock = ManualClock(advancingOnSleep: true)
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         #expect(result.success?.requests == 2)
         #expect(server.requestCount == 2)
-        #expect(elapsed >= .seconds(1))
-        #expect(elapsed < .seconds(1) + TestBackend.slack)
+        #expect(clock.sleeps == [.seconds(1)])
     }
 
     @Test func retryAfterMillisecondsWinsOverSeconds() async throws {
         let server = try FaultServer(replies: [.openAIError(
             503, message: "overloaded", type: "server_error", headers: [("retry-after-ms", "350"), ("Retry-After", "30")])])
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, elapsed) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let clock = ManualClock(advancingOnSleep: true)
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         #expect(result.success?.requests == 2)
-        #expect(elapsed >= .milliseconds(350))
-        #expect(elapsed < .milliseconds(350) + TestBackend.slack)
+        #expect(clock.sleeps == [.milliseconds(350)])
     }
 
     @Test func retryAfterHTTPDateIsHonoured() async throws {
@@ -31,49 +32,50 @@ import Testing
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        // Three seconds ahead at whole-second precision: more than two seconds from now, less the
-        // moments between writing the header and the client reading it (which once made "at
-        // least one second" of a two-second date come out at 0.998 s).
-        let date = formatter.string(from: Date().addingTimeInterval(3))
+        // The client reads the date against its clock's wall time, which stands still here.
+        let clock = ManualClock(advancingOnSleep: true)
+        let date = formatter.string(from: clock.date.addingTimeInterval(3))
         let server = try FaultServer(replies: [.openAIError(503, message: "maintenance", type: "server_error", headers: [("Retry-After", date)])])
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL, longestRetryAfter: .seconds(5)))
-        let (result, elapsed) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL, longestRetryAfter: .seconds(5)))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         #expect(result.success?.requests == 2)
-        #expect(elapsed >= .milliseconds(1500))
-        #expect(elapsed < .seconds(3) + TestBackend.slack)
+        #expect(clock.sleeps == [.seconds(3)])
     }
 
     @Test func retryAfterLongerThanTheAttemptCanWaitIsHandedBack() async throws {
         let server = try FaultServer(replies: [], then: .openAIError(
             429, message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", headers: [("Retry-After", "3600")]))
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let before = Date()
-        let (result, elapsed) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let clock = ManualClock(advancingOnSleep: true)
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         let error = try #require(result.failure)
         #expect(error.failureClass == .transient)
         #expect(error.requests == 1)
         #expect(server.requestCount == 1)
         let retryAt = try #require(error.retryAt)
-        #expect(abs(retryAt.timeIntervalSince(before) - 3600) < 5)
-        #expect(elapsed < TestBackend.slack)
+        #expect(retryAt == clock.date.addingTimeInterval(3600), "an hour after the answer, by the client's clock")
+        #expect(clock.sleeps.isEmpty, "handed back without a wait")
     }
 
     @Test func shouldRetryTrueMakesARequestErrorTransient() async throws {
         let server = try FaultServer(replies: [], then: .openAIError(400, message: "try again", type: "invalid_request_error", headers: [("x-should-retry", "true")]))
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, _) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let clock = ManualClock(advancingOnSleep: true)
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         #expect(result.failure?.failureClass == .transient)
         #expect(server.requestCount == 4)
+        TestBackend.expectBackoffWaits(clock.sleeps, retries: 3)
     }
 
     @Test func shouldRetryFalseStopsAServerError() async throws {
         let server = try FaultServer(replies: [], then: .openAIError(503, message: "do not retry", type: "server_error", headers: [("x-should-retry", "false")]))
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, elapsed) = await TestBackend.timed { try await client.transcribe(TestBackend.chunk) }
+        let clock = ManualClock(advancingOnSleep: true)
+        let client = TestBackend.client(clock: clock, TestBackend.configuration(url: server.baseURL))
+        let result = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         #expect(result.failure?.failureClass == .permanent)
         #expect(result.failure?.requests == 1)
         #expect(server.requestCount == 1)
-        #expect(elapsed < TestBackend.slack)
+        #expect(clock.sleeps.isEmpty, "answered without a wait")
     }
 
     @Test func backoffGrowsAndIsCapped() {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoTestSupport
 import Synchronization
 import Testing
@@ -27,47 +28,45 @@ enum TestBackend {
                 maximumRetries: retries, backoff: RetryBackoff(base: backoffBase, cap: backoffCap, jitter: jitter)))
     }
 
-    static func client(_ configuration: TranscriptionBackendConfiguration, logs: LogCapture? = nil) -> TranscriptionClient {
+    /// A client whose waits go by `clock`: by default one that moves itself to the end of each
+    /// wait at once, so retries do not wait and the waits asked for can be read back.
+    static func client(
+        clock: any MonotonicClock = ManualClock(advancingOnSleep: true), _ configuration: TranscriptionBackendConfiguration,
+        logs: LogCapture? = nil
+    ) -> TranscriptionClient {
         let logger = logs.map { capture in
             var logger = Logger(label: "test", factory: { _ in capture })
             logger.logLevel = .trace
             return logger
         } ?? Logger(label: "test")
-        return TranscriptionClient(configuration: configuration, logger: logger)
+        return TranscriptionClient(configuration: configuration, clock: clock, logger: logger)
     }
 
-    /// The sum of the backoff waits before retries 1...n, without jitter.
-    static func backoffTotal(retries: Int) -> Duration {
-        var total = Duration.zero
-        for retry in 0..<retries {
-            total += min(backoffBase * (1 << retry), backoffCap)
+    /// The backoff the test configurations retry with.
+    static let backoff = RetryBackoff(base: backoffBase, cap: backoffCap, jitter: jitter)
+
+    /// Checks that `waits` are the backoff's, one per retry: each within what its jitter allows.
+    static func expectBackoffWaits(_ waits: [Duration], retries: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(waits.count == retries, "one wait per retry", sourceLocation: sourceLocation)
+        for (index, wait) in waits.enumerated() {
+            #expect(backoff.range(afterAttempt: index + 1).contains(wait), "wait \(index + 1): \(wait)", sourceLocation: sourceLocation)
         }
-        return total
     }
 
     static let chunkAudio = WAVFile.tone(duration: .milliseconds(250))
     static let chunk = TranscriptionRequest(audio: chunkAudio, format: .wav, duration: .milliseconds(250))
 
-    /// How long `body` took, with its outcome.
-    static func timed<T>(_ body: () async throws -> T) async -> (Result<T, TranscriptionError>, Duration) {
-        let start = ContinuousClock.now
+    /// The outcome of `body`, a transcription or the client's error.
+    static func outcome<T>(_ body: () async throws -> T) async -> Result<T, TranscriptionError> {
         do {
-            let value = try await body()
-            return (.success(value), ContinuousClock.now - start)
+            return .success(try await body())
         } catch let error as TranscriptionError {
-            return (.failure(error), ContinuousClock.now - start)
+            return .failure(error)
         } catch {
             Issue.record("the client threw something other than a TranscriptionError: \(error)")
-            return (.failure(TranscriptionError(.clientFailure, .internal, "\(error)")), ContinuousClock.now - start)
+            return .failure(TranscriptionError(.clientFailure, .internal, "\(error)"))
         }
     }
-
-    /// Scheduling slack for upper bounds on two shared, busy cores.
-    static let slack = Duration.milliseconds(1500)
-
-    /// curl keeps its timers in whole milliseconds and may fire a fraction of one early: lower
-    /// bounds on curl-measured timeouts allow for that per request.
-    static let curlTimerGranularity = Duration.milliseconds(2)
 }
 
 extension Result {

@@ -37,7 +37,7 @@ import Testing
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
         let remakes = Remakes()
         let upload = Self.remakable(remakes)
-        let (result, _) = await TestBackend.timed { try await client.transcribe(Self.request(upload)) }
+        let result = await TestBackend.outcome { try await client.transcribe(Self.request(upload)) }
         #expect(result.success?.requests == 2)
         #expect(remakes.count.load(ordering: .relaxed) == 1)
         #expect(Self.uploads(server) == [Self.audio, Self.audio])
@@ -49,7 +49,7 @@ import Testing
         let server = try FaultServer(replies: [])
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
         let remakes = Remakes()
-        let (result, _) = await TestBackend.timed { try await client.transcribe(Self.request(Self.remakable(remakes))) }
+        let result = await TestBackend.outcome { try await client.transcribe(Self.request(Self.remakable(remakes))) }
         #expect(result.success?.requests == 1)
         #expect(remakes.count.load(ordering: .relaxed) == 0)
         #expect(Self.uploads(server) == [Self.audio])
@@ -66,7 +66,7 @@ import Testing
             remakes.count.add(1, ordering: .relaxed)
             return large
         }
-        let (result, _) = await TestBackend.timed { try await client.transcribe(Self.request(upload)) }
+        let result = await TestBackend.outcome { try await client.transcribe(Self.request(upload)) }
         #expect(result.success?.requests == 2)
         #expect(remakes.count.load(ordering: .relaxed) == 0)
         #expect(Self.uploads(server).last == large)
@@ -76,7 +76,7 @@ import Testing
     func keptWithoutRemake() async throws {
         let server = try FaultServer(replies: [Self.overloaded])
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, _) = await TestBackend.timed {
+        let result = await TestBackend.outcome {
             try await client.transcribe(TranscriptionRequest(audio: Self.audio, format: .wav, duration: .milliseconds(250)))
         }
         #expect(result.success?.requests == 2)
@@ -88,7 +88,7 @@ import Testing
         struct Gone: Error, CustomStringConvertible { var description: String { "the recording is gone" } }
         let server = try FaultServer(replies: [Self.overloaded])
         let client = TestBackend.client(TestBackend.configuration(url: server.baseURL))
-        let (result, _) = await TestBackend.timed { try await client.transcribe(Self.request(UploadAudio(Self.audio) { throw Gone() })) }
+        let result = await TestBackend.outcome { try await client.transcribe(Self.request(UploadAudio(Self.audio) { throw Gone() })) }
         let error = try #require(result.failure)
         #expect(error.code == .clientFailure)
         #expect(error.message.contains("the recording is gone"))

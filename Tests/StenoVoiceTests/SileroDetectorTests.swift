@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoMedia
 import StenoTestSupport
 import Testing
 
@@ -41,6 +42,35 @@ struct SileroDetectorTests {
         for (index, (got, expected)) in zip(probabilities, Self.reference).enumerated() {
             #expect(abs(got - expected) <= 1e-5 + 1e-3 * expected, "window \(index): \(got), onnxruntime \(expected)")
         }
+    }
+
+    /// What onnxruntime 1.32.0 gave, through the same wrapper, for the first 3 s of
+    /// `Tests/Fixtures/voices/synthetic-reference.flac` (speech: it rises above 0.99, and crosses
+    /// the 0.5 threshold both ways, down to 0.46 and 0.32 in a pause and back).
+    static let speechReference: [Float] = [
+        0.087363, 0.021004, 0.011687, 0.005057, 0.003592, 0.002988, 0.089483, 0.755643, 0.824288, 0.855733, 0.906653, 0.913046, 0.907789,
+        0.917910, 0.926954, 0.950344, 0.970397, 0.970842, 0.975762, 0.977572, 0.976474, 0.969308, 0.966710, 0.971959, 0.981988, 0.982322,
+        0.979888, 0.983567, 0.974333, 0.981741, 0.982131, 0.983095, 0.985392, 0.983166, 0.983736, 0.983206, 0.982423, 0.980307, 0.981836,
+        0.984794, 0.985633, 0.986778, 0.985215, 0.984012, 0.980009, 0.980327, 0.974160, 0.963518, 0.873455, 0.598453, 0.463039, 0.320655,
+        0.817421, 0.980801, 0.987172, 0.986709, 0.986321, 0.986948, 0.984181, 0.894887, 0.396364, 0.727801, 0.950380, 0.985495, 0.989782,
+        0.989935, 0.989705, 0.989628, 0.986568, 0.878566, 0.945708, 0.932811, 0.882125, 0.964923, 0.988284, 0.989575, 0.990241, 0.988928,
+        0.985449, 0.958882, 0.892981, 0.990434, 0.991234, 0.986963, 0.953689, 0.871717, 0.981951, 0.936203, 0.853605, 0.939213, 0.991770,
+        0.993059, 0.992589, 0.992280,
+    ]
+
+    @Test("speech crosses the 0.5 threshold where onnxruntime's does, window by window")
+    func speechMatchesTheReferenceRuntime() async throws {
+        let model = try SileroModel(contentsOf: VoiceModelFile.path)
+        let file = PackageRoot.url.appendingPathComponent("Tests/Fixtures/voices/synthetic-reference.flac")
+        let samples = try await MediaFile(MediaLocation(file.path)).decode(.zero..<MediaTime(seconds: 3))
+        #expect(samples.count == 48_000)
+        let probabilities = SileroDetector.probabilities(of: samples, model: model)
+        #expect(probabilities.count == Self.speechReference.count)
+        for (index, (got, expected)) in zip(probabilities, Self.speechReference).enumerated() {
+            #expect(abs(got - expected) <= 1e-5 + 1e-3 * expected, "window \(index): \(got), onnxruntime \(expected)")
+            #expect((got > 0.5) == (expected > 0.5), "window \(index) is on the other side of the threshold")
+        }
+        #expect(Self.speechReference.contains { $0 > 0.5 } && Self.speechReference.contains { $0 < 0.5 })
     }
 
     @Test("blocks of any size give the same probabilities as one block")

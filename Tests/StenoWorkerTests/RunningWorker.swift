@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoTestSupport
 import StenoTranscription
@@ -32,6 +33,7 @@ struct RunningWorker {
     static func with<Result>(
         database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
         configureBackend: (inout TranscriptionBackendConfiguration) -> Void = { _ in },
+        clock: any MonotonicClock = .continuous,
         _ body: (RunningWorker) async throws -> Result
     ) async throws -> Result {
         var settings = WorkerConfiguration(
@@ -50,12 +52,14 @@ struct RunningWorker {
         let client = database.client(maxConnections: 8)
         // Built as steno-worker builds it, the fleet's rate limit gate included.
         let metrics = WorkerMetrics()
-        let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
-        let transcription = FallbackTranscriptionClient(primary: TranscriptionClient(configuration: backend, gate: gate, logger: logger), fallback: nil)
+        let gate = FleetRateGate(client: client, metrics: metrics, clock: clock, logger: logger)
+        let transcription = FallbackTranscriptionClient(
+            primary: TranscriptionClient(configuration: backend, gate: gate, clock: clock, logger: logger), fallback: nil)
         let runtime = try WorkerRuntime(
             configuration: settings, database: database.configuration, client: client, transcription: transcription,
             voice: try SileroModel(contentsOf: VoiceModelFile.path),
-            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, metrics: metrics, logger: logger)
+            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, metrics: metrics,
+            clock: clock, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [runtime, http], gracefulShutdownSignals: [], logger: logger))

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 import Synchronization
 
@@ -24,9 +25,14 @@ public final class KeyAuthenticator: RouterMiddleware, Sendable {
     private let cache = Mutex<[String: Cached]>([:])
     private let buckets = Mutex<[Int64: RequestRate.Bucket]>([:])
     private let used = Mutex<Set<Int64>>([])
-    private let start = ContinuousClock.now
+    private let clock: any MonotonicClock
+    private let start: ContinuousClock.Instant
 
-    init(keys: KeyStore, rate: RequestRate, cacheLifetime: Duration, metrics: APIMetrics, logger: Logger) {
+    init(
+        keys: KeyStore, rate: RequestRate, cacheLifetime: Duration, metrics: APIMetrics, clock: any MonotonicClock = .continuous, logger: Logger
+    ) {
+        self.clock = clock
+        start = clock.now
         self.keys = keys
         self.rate = rate
         self.cacheLifetime = cacheLifetime
@@ -69,7 +75,7 @@ public final class KeyAuthenticator: RouterMiddleware, Sendable {
     }
 
     private func principal(for token: APIKeyToken) async throws -> APIPrincipal? {
-        let now = ContinuousClock.now
+        let now = clock.now
         if let cached = cache.withLock({ $0[token.secret] }), cached.until > now {
             return cached.principal
         }
@@ -84,7 +90,7 @@ public final class KeyAuthenticator: RouterMiddleware, Sendable {
     }
 
     private func take(_ principal: APIPrincipal) -> RequestRate.Decision {
-        let now = (ContinuousClock.now - start) / .seconds(1)
+        let now = (clock.now - start) / .seconds(1)
         return buckets.withLock { buckets in
             var bucket = buckets[principal.keyID] ?? rate.fullBucket(at: now)
             let decision = rate.take(from: &bucket, at: now)

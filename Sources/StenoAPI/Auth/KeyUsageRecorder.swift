@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import StenoInfrastructure
 import StenoStore
 
 /// Writes `api_keys.last_used_at` once a minute for the keys used meanwhile: one statement a
@@ -8,11 +9,12 @@ struct KeyUsageRecorder: Service {
     let authenticator: KeyAuthenticator
     let keys: KeyStore
     let interval: Duration
+    var clock: any MonotonicClock = .continuous
     let logger: Logger
 
     func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
             await flush()
         }
         await flush()

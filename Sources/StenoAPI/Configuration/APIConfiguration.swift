@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import StenoVoice
 
 /// How `steno-api` serves: where it listens, where uploads go, what clients may send and how

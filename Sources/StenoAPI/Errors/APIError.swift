@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 /// An answer that is not a success, with a stable code. The body has OpenAI's error shape, so

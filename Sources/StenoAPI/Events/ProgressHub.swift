@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 import Synchronization
@@ -45,9 +46,15 @@ public final class ProgressHub: Service, Sendable {
     private let batchDelay: Duration
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
     private let pending = Mutex<Set<Int64>>([])
-    private let wake = Wakeup()
+    private let wake: Wakeup
+    private let clock: any MonotonicClock
 
-    init(database: PostgresConfiguration, store: AdminStore, metrics: APIMetrics, logger: Logger, batchDelay: Duration = .milliseconds(100)) {
+    init(
+        database: PostgresConfiguration, store: AdminStore, metrics: APIMetrics, clock: any MonotonicClock = .continuous, logger: Logger,
+        batchDelay: Duration = .milliseconds(100)
+    ) {
+        self.clock = clock
+        wake = Wakeup(clock: clock)
         self.database = database
         self.store = store
         self.metrics = metrics
@@ -119,7 +126,7 @@ public final class ProgressHub: Service, Sendable {
                 broadcast(.keepalive, tenant: nil)
                 continue
             }
-            try? await Task.sleep(for: batchDelay)
+            try? await clock.sleep(for: batchDelay)
             let mediaIDs = pending.withLock { pending in
                 defer { pending.removeAll() }
                 return Array(pending)

@@ -28,45 +28,52 @@ extension APIServer {
         if Self.isJSON(request) {
             submission = try MediaSubmission(json: Data(buffer: try await request.body.collect(upTo: context.maxUploadSize)))
         } else {
-            let form = try await uploads().receive(request)
+            let form = try await intake.uploads().receive(request)
             upload = form.file
             do {
                 submission = try MediaSubmission(form: form)
             } catch {
-                await Self.remove(upload)
+                await RecordingIntake.remove(upload)
                 throw error
             }
         }
         do {
             // The settings first: a bad priority is told before any URL is resolved.
             var media = try submission.options.validated(source: "", tenant: principal.tenant, idempotencyKey: idempotencyKey)
-            try Self.requireOneSource(submission, upload: upload)
+            try RecordingIntake.requireOneSource(submission, upload: upload)
             if let webhook = media.webhookURL {
                 try await outbound.check(webhook, field: "webhook")
                 media.webhookFromClient = true
             }
             if let url = submission.url {
-                upload = try await fetch(url)
-                if media.title == nil { media.title = Self.title(fromURL: url) }
+                upload = try await intake.fetch(url)
+                if media.title == nil { media.title = RecordingIntake.title(fromURL: url) }
             }
             // One source was given (checked above), and a URL's is now the fetched file.
             if let upload {
                 media.source = upload.path
             } else {
-                media.source = try await confined(submission.path!)
+                media.source = try await intake.confined(submission.path!)
             }
-            if let upload { try await Self.checkDecodable(upload) }
+            if let upload { try await RecordingIntake.checkDecodable(upload) }
             let (enqueued, replayed) = try await store.enqueueOnce(media)
-            if replayed { await Self.remove(upload) }
+            if replayed { await RecordingIntake.remove(upload) }
             context.logger.info("media submitted", metadata: [
                 "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "replayed": "\(replayed)",
                 "upload.bytes": "\(upload?.bytes ?? 0)",
             ])
             return try await submitted(enqueued.mediaID, tenant: principal.tenant, replayed: replayed)
         } catch {
-            await Self.remove(upload)
+            await RecordingIntake.remove(upload)
             throw error
         }
+    }
+
+    /// How this server takes a recording in: uploads, URLs it fetches, paths under its media root.
+    var intake: RecordingIntake {
+        RecordingIntake(
+            uploadDirectory: configuration.uploadDirectory, mediaRoot: configuration.mediaRoot, maxUploadBytes: configuration.maxUploadBytes,
+            policy: configuration.outbound, outbound: outbound, metrics: metrics)
     }
 
     private func submitted(_ mediaID: Int64, tenant: String, replayed: Bool) async throws -> Response {
@@ -74,121 +81,6 @@ extension APIServer {
         return try APIJSON.response(
             SubmittedMedia(media: progress, replayed: replayed), status: .accepted,
             headers: [.location: "/v1/media/\(mediaID)"])
-    }
-
-    func uploads() throws -> UploadReceiver {
-        guard let directory = configuration.uploadDirectory else {
-            throw APIError(
-                .badRequest, code: "uploads_disabled", "this server takes no uploads: it has no upload directory", field: "file",
-                hint: "send a url instead, or ask the operator to set STENO_UPLOAD_DIR")
-        }
-        return UploadReceiver(directory: directory, maxBytes: configuration.maxUploadBytes, metrics: metrics)
-    }
-
-    /// Exactly one of an upload, a URL and a path.
-    private static func requireOneSource(_ submission: MediaSubmission, upload: UploadReceiver.ReceivedFile?) throws {
-        let given = [upload != nil, submission.url != nil, submission.path != nil].filter { $0 }.count
-        guard given == 1 else {
-            throw APIError.badRequest(
-                given == 0 ? "send the recording as a file, or name it with url or path" : "send exactly one of file, url and path",
-                field: given == 0 ? "file" : nil)
-        }
-    }
-
-    /// `ep42.mp3` from `https://cdn.example/feed/ep42.mp3?token=...`: a name to list the media by
-    /// (never the query, which may carry a token).
-    static func title(fromURL url: String) -> String? {
-        let path = url.split(separator: "?").first.map(String.init) ?? url
-        let name = path.split(separator: "/").last.map(String.init) ?? ""
-        let decoded = name.removingPercentEncoding ?? name
-        return decoded.isEmpty || decoded.contains(":") ? nil : String(decoded.prefix(200))
-    }
-
-    /// A URL source is fetched now, by this server, into the upload directory: every connection
-    /// (redirects too) is checked against the outbound policy after name resolution, and the
-    /// workers then read a file, never the client's URL.
-    func fetch(_ url: String) async throws -> UploadReceiver.ReceivedFile {
-        guard let directory = configuration.uploadDirectory else {
-            throw APIError(
-                .badRequest, code: "uploads_disabled", "this server fetches no URLs: it has no upload directory", field: "url",
-                hint: "ask the operator to set STENO_UPLOAD_DIR")
-        }
-        try await outbound.check(url, field: "url")
-        let path = directory + "/" + UUID().uuidString.lowercased() + UploadFile.fileExtension(of: Self.title(fromURL: url))
-        let downloader = URLDownloader(policy: configuration.outbound, maximumBytes: configuration.maxUploadBytes)
-        switch await downloader.download(url, to: path) {
-        case .success(let bytes):
-            metrics.recordUpload(bytes: Int(bytes))
-            return UploadReceiver.ReceivedFile(path: path, clientFilename: nil, bytes: bytes)
-        case .failure(.refused(let refusal)):
-            throw APIError(.badRequest, code: "url_not_allowed", "url: \(refusal)", field: "url")
-        case .failure(.tooLarge):
-            throw APIError(
-                .contentTooLarge, code: "upload_too_large", "the recording at url is larger than this server's limit of \(configuration.maxUploadBytes >> 20) MiB",
-                field: "url")
-        case .failure(let failure):
-            throw APIError(.badRequest, code: "url_unreachable", "url could not be fetched: \(failure)", field: "url",
-                hint: "the URL must answer a GET with the recording, from a public address")
-        }
-    }
-
-    /// A path inside the media root, symbolic links resolved, naming a readable, non-empty file.
-    private func confined(_ path: String) async throws -> String {
-        guard let root = configuration.mediaRoot else {
-            throw APIError.badRequest(
-                "this server takes no path sources: it has no media root", field: "path",
-                hint: "upload the file or send a url, or ask the operator to set STENO_MEDIA_ROOT")
-        }
-        return try await NIOThreadPool.singleton.runIfActive { () throws -> String in
-            guard let realRoot = Self.realPath(root) else {
-                throw APIError(.serviceUnavailable, code: "media_root_missing", "the server's media root does not exist", retryAfter: 60)
-            }
-            let candidate = path.hasPrefix("/") ? path : realRoot + "/" + path
-            guard let real = Self.realPath(candidate), real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") else {
-                throw APIError.badRequest(
-                    "path must name an existing file inside the media root", field: "path",
-                    hint: "give it relative to the media root, such as podcasts/ep1.mp3")
-            }
-            var info = stat()
-            guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw APIError.badRequest("path must name a regular file, not a directory or device", field: "path")
-            }
-            guard info.st_size > 0 else { throw APIError.badRequest("the file at path is empty", field: "path") }
-            guard access(real, R_OK) == 0 else { throw APIError.badRequest("the file at path cannot be read by the server", field: "path") }
-            return real
-        }
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// 415 for an upload no decoder reads, so that the client hears it now and not from a
-    /// failed media later.
-    static func checkDecodable(_ upload: UploadReceiver.ReceivedFile) async throws {
-        do {
-            _ = try await MediaFile.probe(MediaLocation(upload.path), verifyingEnd: false)
-        } catch {
-            switch error.code {
-            case .notMediaFile, .noAudioStream, .unsupportedCodec, .emptyFile, .corrupt, .truncated:
-                throw APIError(
-                    .unsupportedMediaType, code: "unreadable_media", "the uploaded file cannot be transcribed: \(error.reason)", field: "file",
-                    hint: "send an audio or video file FFmpeg reads, such as mp3, m4a, m4b, wav, flac, ogg, opus, mp4 or mkv")
-            default:
-                throw error
-            }
-        }
-    }
-
-    static func remove(_ upload: UploadReceiver.ReceivedFile?) async {
-        guard let upload else { return }
-        await removeFile(at: upload.path)
-    }
-
-    static func removeFile(at path: String) async {
-        _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) }
     }
 
     static func isJSON(_ request: Request) -> Bool {
@@ -384,7 +276,7 @@ extension APIServer {
         let source = try await store.source(of: id, tenant: tenant)
         let outcome = try await store.delete(mediaID: id)
         if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
-            await Self.removeFile(at: source)
+            await RecordingIntake.removeFile(at: source)
         }
         return outcome
     }

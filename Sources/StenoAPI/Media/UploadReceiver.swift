@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import _NIOFileSystem
 import StenoCore
+import StenoInfrastructure
 
 /// Reads a `multipart/form-data` request as it arrives: its one file part is written straight to
 /// a new file in the upload directory (never held in memory), its other fields are kept as text.

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 
 /// Which files in the upload directory are left over: named as Steno names uploads, old enough
 /// that no request can still be writing them or about to record them, and named by no media.

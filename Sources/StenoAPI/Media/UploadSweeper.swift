@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 /// Removes the recordings in the upload directory that no media names any more (`UploadSweep`
@@ -19,6 +20,7 @@ struct UploadSweeper: Service {
     var rule = UploadSweep()
     var firstSweepAfter: Duration = .seconds(60)
     var interval: Duration = .seconds(3600)
+    var clock: any MonotonicClock = .continuous
 
     /// What one sweep did.
     struct Outcome: Sendable, Equatable {
@@ -31,10 +33,10 @@ struct UploadSweeper: Service {
         var wait = firstSweepAfter
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             let pause = wait
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            try? await cancelWhenGracefulShutdown { try await clock.sleep(for: pause) }
             guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
             do {
-                _ = try await sweep(now: Date())
+                _ = try await sweep(now: clock.date)
             } catch {
                 logger.warning(
                     "could not sweep the upload directory; trying again in an hour",

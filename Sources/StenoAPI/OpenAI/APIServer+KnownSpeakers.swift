@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOPosix
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoVoice
 

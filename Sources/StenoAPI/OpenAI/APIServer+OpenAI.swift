@@ -20,7 +20,7 @@ extension APIServer {
     /// `transcript.text.delta` as chapters finish, then `transcript.text.done`.
     func openAITranscription(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.submit)
-        let form = try await uploads().receive(request)
+        let form = try await intake.uploads().receive(request)
         // Once the media is enqueued its upload is its source: an answer that fails after that
         // (a timeout, a failed media) leaves the file for the media that goes on.
         var enqueuedMedia = false
@@ -32,7 +32,7 @@ extension APIServer {
             let title = file.clientFilename.map { String($0.unicodeScalars.filter { $0 != "\u{0}" }.prefix(200)) }
             let media = try MediaOptions(title: title, language: plan.language, prompt: plan.prompt, speakers: plan.speakers)
                 .validated(source: file.path, tenant: principal.tenant)
-            try await Self.checkDecodable(file)
+            try await RecordingIntake.checkDecodable(file)
             // Measured before the media exists: a reference that cannot be read refuses the request.
             let knownVoices = try await knownSpeakerVoices(plan.knownSpeakers)
             // Subscribed before the media exists, so that no change is missed.
@@ -52,7 +52,8 @@ extension APIServer {
                 "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "upload.bytes": "\(file.bytes)", "stream": "\(plan.stream)",
             ])
             let follower = TranscriptionFollower(
-                store: store, mediaID: enqueued.mediaID, subscription: subscription, deadline: .now + configuration.transcriptionTimeout)
+                store: store, mediaID: enqueued.mediaID, subscription: subscription, deadline: clock.now + configuration.transcriptionTimeout,
+                clock: clock)
             let headers: HTTPFields = [HTTPField.Name("X-Steno-Media-Id")!: String(enqueued.mediaID)]
             if plan.stream {
                 return streamed(follower, headers: headers)
@@ -65,7 +66,7 @@ extension APIServer {
                 status: .ok, headers: answerHeaders,
                 body: ResponseBody(byteBuffer: ByteBuffer(string: try plan.format.render(transcript, words: plan.words))))
         } catch {
-            if !enqueuedMedia { await Self.remove(form.file) }
+            if !enqueuedMedia { await RecordingIntake.remove(form.file) }
             throw error
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 /// Follows one media for a waiting transcription request: woken by the hub's events for the
@@ -10,6 +11,8 @@ struct TranscriptionFollower: Sendable {
     let mediaID: Int64
     let subscription: ProgressHub.Subscription
     let deadline: ContinuousClock.Instant
+    /// The server's clock, which the deadline is on.
+    let clock: any MonotonicClock
 
     /// The transcript once the media succeeded; an `APIError` when it failed, was cancelled or
     /// took longer than the deadline.
@@ -30,7 +33,7 @@ struct TranscriptionFollower: Sendable {
                 sent = try await sendReadyChapters(after: sent, delta)
             }
             if progress.state.isFinished { break }
-            guard ContinuousClock.now < deadline else {
+            guard clock.now < deadline else {
                 throw APIError(
                     .gatewayTimeout, code: "transcription_timeout",
                     "the fleet has not finished media \(mediaID) yet; it goes on",

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NIOPosix
 import StenoCore
+import StenoInfrastructure
 
 /// Checks a URL an API client sent (a media source or a webhook) against the outbound policy:
 /// http(s) only, and every address its host resolves to must be public unless the operator

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 

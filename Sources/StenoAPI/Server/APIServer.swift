@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 import Synchronization
@@ -25,8 +26,14 @@ public final class APIServer: Sendable {
     let assets: WebAssets
     let logger: Logger
     private let boundPort = Mutex<Int?>(nil)
+    /// Every wait and every "now" of the server: caches, keep-alives, sweeps, schema waits.
+    let clock: any MonotonicClock
 
-    public init(configuration: APIConfiguration, database: PostgresConfiguration, client: PostgresClient, logger: Logger) {
+    public init(
+        configuration: APIConfiguration, database: PostgresConfiguration, client: PostgresClient, clock: any MonotonicClock = .continuous,
+        logger: Logger
+    ) {
+        self.clock = clock
         self.configuration = configuration
         self.database = database
         self.client = client
@@ -35,11 +42,11 @@ public final class APIServer: Sendable {
         keys = KeyStore(client: client)
         metrics = APIMetrics()
         authenticator = KeyAuthenticator(
-            keys: keys, rate: configuration.rate, cacheLifetime: configuration.keyCacheLifetime, metrics: metrics, logger: logger)
-        hub = ProgressHub(database: database, store: store, metrics: metrics, logger: logger)
+            keys: keys, rate: configuration.rate, cacheLifetime: configuration.keyCacheLifetime, metrics: metrics, clock: clock, logger: logger)
+        hub = ProgressHub(database: database, store: store, metrics: metrics, clock: clock, logger: logger)
         outbound = OutboundURLCheck(policy: configuration.outbound)
         sessions = SessionStore(client: client)
-        webAuthenticator = WebSessionAuthenticator(sessions: sessions, cacheLifetime: configuration.keyCacheLifetime)
+        webAuthenticator = WebSessionAuthenticator(sessions: sessions, cacheLifetime: configuration.keyCacheLifetime, clock: clock)
         assets = WebAssets(bundle: OpenAPIDocument.bundleDirectory)
     }
 
@@ -51,7 +58,7 @@ public final class APIServer: Sendable {
     public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
         var services: [any Service] = [
             makeApplication(onListening: onListening), hub,
-            KeyUsageRecorder(authenticator: authenticator, keys: keys, interval: .seconds(60), logger: logger),
+            KeyUsageRecorder(authenticator: authenticator, keys: keys, interval: .seconds(60), clock: clock, logger: logger),
         ]
         if let uploadSweeper { services.append(uploadSweeper) }
         return services
@@ -59,7 +66,7 @@ public final class APIServer: Sendable {
 
     /// Removes uploads no media names any more; none without an upload directory.
     var uploadSweeper: UploadSweeper? {
-        configuration.uploadDirectory.map { UploadSweeper(directory: $0, store: store, metrics: metrics, logger: logger) }
+        configuration.uploadDirectory.map { UploadSweeper(directory: $0, store: store, metrics: metrics, logger: logger, clock: clock) }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, and returns.
@@ -127,7 +134,7 @@ extension APIServer {
         if let problem = assets.problem {
             throw APIError(.internalServerError, code: "web_assets_missing", problem)
         }
-        let deadline = ContinuousClock.now + database.reconnectWindow
+        let deadline = clock.now + database.reconnectWindow
         var said = false
         while true {
             let applied = try await StenoSchema.appliedMigration(client)
@@ -136,7 +143,7 @@ extension APIServer {
                 return
             }
             let found = applied.map { "the database is at migration \($0)" } ?? "the database has no Steno schema"
-            guard ContinuousClock.now < deadline else {
+            guard clock.now < deadline else {
                 throw AdminError(
                     .schemaOutdated,
                     "\(found) after waiting \(Int(database.reconnectWindow / .seconds(1))) s; steno-api needs migration \(StenoSchema.requiredMigration)",
@@ -146,7 +153,7 @@ extension APIServer {
                 logger.info("waiting for the schema: \(found), steno-api needs migration \(StenoSchema.requiredMigration) (run `steno migrate`)")
                 said = true
             }
-            try await Task.sleep(for: .seconds(1))
+            try await clock.sleep(for: .seconds(1))
         }
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 extension APIServer {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 extension APIServer {

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 
 /// The media page: its progress and facts, why it waits or failed, its chapters, and what an
 /// admin key may do to it.

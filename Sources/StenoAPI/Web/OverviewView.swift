@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 
 /// The overview page's values, formatted for the template.
 struct OverviewView: Sendable {

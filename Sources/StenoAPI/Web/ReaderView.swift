@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 
 /// The transcript reader: one window of one chapter, the chapter list, the player and downloads.
 struct ReaderView: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StenoCore
+import StenoInfrastructure
 
 /// Answers the web view's handlers share: pages, redirects, and the bits of text pages show.
 enum WebPages {

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 import Synchronization
 
@@ -23,7 +24,10 @@ public final class WebSessionAuthenticator: RouterMiddleware, Sendable {
     private let cacheLifetime: Duration
     private let cache = Mutex<[String: Cached]>([:])
 
-    init(sessions: SessionStore, cacheLifetime: Duration) {
+    private let clock: any MonotonicClock
+
+    init(sessions: SessionStore, cacheLifetime: Duration, clock: any MonotonicClock = .continuous) {
+        self.clock = clock
         self.sessions = sessions
         self.cacheLifetime = cacheLifetime
     }
@@ -52,7 +56,7 @@ public final class WebSessionAuthenticator: RouterMiddleware, Sendable {
     }
 
     private func principal(for token: WebSessionToken) async throws -> APIPrincipal? {
-        let now = ContinuousClock.now
+        let now = clock.now
         if let cached = cache.withLock({ $0[token.secret] }), cached.until > now { return cached.principal }
         let principal = try await sessions.principal(for: token)
         cache.withLock { cache in

@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 /// RIFF/WAVE files of 16-bit PCM, built in memory.
 ///

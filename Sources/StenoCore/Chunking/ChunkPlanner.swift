@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// Chooses where to cut a chapter into chunks: near a target length, in the quietest stretch of a
 /// search window around each target boundary, always within the backend's limits.
 ///

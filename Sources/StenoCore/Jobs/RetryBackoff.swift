@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 /// How long a job that failed transiently waits before it runs again.
 ///
@@ -19,22 +20,27 @@ public struct RetryBackoff: Sendable, Equatable {
 
     /// The delay after `attempt` (1-based) failed.
     public func delay<G: RandomNumberGenerator>(afterAttempt attempt: Int, using generator: inout G) -> Duration {
-        let exponent = Double(max(0, min(attempt - 1, 30)))
-        let raw = min(base.seconds * pow(2, exponent), cap.seconds)
         let factor = jitter == 0 ? 1 : Double.random(in: (1 - jitter)...(1 + jitter), using: &generator)
-        return .milliseconds(Int64((raw * factor * 1000).rounded()))
+        return Self.milliseconds(nominalSeconds(afterAttempt: attempt) * factor)
+    }
+
+    /// Every delay the jitter can give after `attempt` failed.
+    public func range(afterAttempt attempt: Int) -> ClosedRange<Duration> {
+        let nominal = nominalSeconds(afterAttempt: attempt)
+        return Self.milliseconds(nominal * (1 - jitter))...Self.milliseconds(nominal * (1 + jitter))
+    }
+
+    private func nominalSeconds(afterAttempt attempt: Int) -> Double {
+        let exponent = Double(max(0, min(attempt - 1, 30)))
+        return min(base.seconds * pow(2, exponent), cap.seconds)
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     public func delay(afterAttempt attempt: Int) -> Duration {
         var generator = SystemRandomNumberGenerator()
         return delay(afterAttempt: attempt, using: &generator)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    public var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

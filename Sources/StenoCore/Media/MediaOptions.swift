@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 /// The settings a media is enqueued with, as a person typed them (CLI flags or API fields),
 /// checked in one place so that `steno enqueue` and `POST /v1/media` accept and refuse the

@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 extension MediaTime {
     /// Seconds as stored in a `double precision` column, floored to the microsecond so that a
     /// stored end never lands after the duration it was computed from.

@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 
 /// Joins the transcripts of a chapter's chunks into one list of sentences on the media's clock.
 ///

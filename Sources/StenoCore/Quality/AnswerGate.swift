@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// Checks what a backend answered for a chunk against what the speech detector heard, and holds
 /// back what nobody said: text outside the detected speech, phrases Whisper is known to invent
 /// over little or no speech, repetition loops, more characters than anyone speaks, and text the

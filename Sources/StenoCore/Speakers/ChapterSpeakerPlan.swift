@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// A chapter's voices grouped into speakers before they get the media's numbers: the pieces in
 /// time order, each piece's group, and each group's summed embedding and speech. The merge
 /// computes it outside any transaction; the store numbers the groups under the media's lock

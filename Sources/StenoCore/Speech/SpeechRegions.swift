@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// Where a stretch of audio holds speech, read from its loudness: the windows louder than a
 /// tenth of the stretch's speaking level (-20 dB), joined across short gaps. Under steady noise
 /// (a room, a hiss, music under the voice) the pauses between sentences never fall that low, so

@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// How likely each 32 ms window of a stretch of audio holds speech, as a voice-activity
 /// model (Silero VAD) judged it: speech, not just sound. Music, noise, applause and silence
 /// score low where loudness alone cannot tell them from a voice.

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 
 /// The synchronous core: an opened input, its best audio stream and that stream's decoder.
 ///

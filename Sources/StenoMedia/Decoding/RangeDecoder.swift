@@ -1,6 +1,7 @@
 import CFFmpeg
 import Logging
 import StenoCore
+import StenoInfrastructure
 
 /// Decodes `[start, end)` of a reader's audio stream to 16 kHz mono s16 and hands it on in
 /// blocks, sample-exact: output sample `i` is the one at `i / 16000` s on the media's clock.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import StenoCore
+import StenoInfrastructure
 
 extension MediaReader {
     /// Describes the recording from its headers, and checks with a few seeks that the audio

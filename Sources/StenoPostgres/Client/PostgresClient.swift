@@ -1,5 +1,5 @@
 import Logging
-import StenoCore
+import StenoInfrastructure
 
 /// A pool of connections shared by the tasks of one process.
 ///

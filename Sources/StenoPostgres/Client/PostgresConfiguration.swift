@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+import StenoInfrastructure
 
 /// Where and how to connect.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import StenoCore
+import StenoInfrastructure
 import Logging
 import Synchronization
 

@@ -1,6 +1,6 @@
 import CLibPQ
 import Foundation
-import StenoCore
+import StenoInfrastructure
 
 /// Owns one `PGconn`, finished in `deinit`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 
 /// How a running job's attempt ends: each case is one transition of the job, written once in

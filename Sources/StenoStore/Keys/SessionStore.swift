@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 
 /// The web view's sessions: made when someone signs in with an API key, ended by signing out,

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import Synchronization
 
 /// Sends chunks to one OpenAI-compatible backend and returns their transcriptions, or an error
@@ -22,12 +23,15 @@ public final class TranscriptionClient: Sendable {
     private let learnedFormats = Mutex<[String: TranscriptionResponseFormat]>([:])
     /// Admits each request when the backend has a rate limit.
     private let gate: (any TranscriptionRequestGate)?
+    /// Times the attempt's limit and the waits between retries.
+    private let clock: any MonotonicClock
 
     public init(
         configuration: TranscriptionBackendConfiguration, gate: (any TranscriptionRequestGate)? = nil,
-        logger: Logger = Logger(label: "steno.transcription")
+        clock: any MonotonicClock = .continuous, logger: Logger = Logger(label: "steno.transcription")
     ) {
         self.configuration = configuration
+        self.clock = clock
         self.gate = configuration.rateLimit.isEmpty ? nil : gate
         var logger = logger
         logger[metadataKey: "backend"] = "\(configuration.name)"
@@ -91,7 +95,6 @@ public final class TranscriptionClient: Sendable {
                 .invalidConfiguration, .configuration, "the backend URL \(configuration.displayURL) is not http:// or https://",
                 backend: configuration.name))
         }
-        let clock = ContinuousClock()
         var deadline = clock.now + configuration.limits.attempt
         let policy = configuration.retry
         var requests = 0
@@ -167,7 +170,7 @@ public final class TranscriptionClient: Sendable {
                 guard asked <= min(timeLeft, configuration.limits.longestRetryAfter) else {
                     // Sleeping that long would hold the job's lease for nothing: let the job be
                     // requeued for the time the backend named.
-                    error.retryAt = Date().addingTimeInterval(asked.seconds)
+                    error.retryAt = clock.date.addingTimeInterval(asked.seconds)
                     log(error, retryIn: nil)
                     return .failure(error)
                 }
@@ -181,7 +184,7 @@ public final class TranscriptionClient: Sendable {
             }
             log(error, retryIn: delay)
             retries += 1
-            guard await signal.sleep(for: delay) else {
+            guard await signal.sleep(for: delay, clock: clock) else {
                 return .failure(cancelled(requests: requests))
             }
         }
@@ -236,7 +239,7 @@ public final class TranscriptionClient: Sendable {
                 }
             }
         case .success(let response):
-            return .failure(.classify(response, backend: configuration.name, redactor: redactor))
+            return .failure(.classify(response, backend: configuration.name, redactor: redactor, now: clock.date))
         }
     }
 

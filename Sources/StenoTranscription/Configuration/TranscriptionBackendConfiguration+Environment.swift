@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 
 extension TranscriptionBackendConfiguration {
     /// Reads a backend from `STENO_*` variables; the fallback backend uses the same names with

@@ -1,5 +1,6 @@
 import CCurl
 import StenoCore
+import StenoInfrastructure
 
 /// One HTTP request in flight: the easy handle with everything it points to, and the response
 /// as it arrives.

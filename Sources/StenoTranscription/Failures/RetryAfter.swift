@@ -5,7 +5,7 @@ import Synchronization
 enum RetryAfter {
     /// From `retry-after-ms` (OpenAI's, milliseconds), then `Retry-After` in seconds or as an
     /// HTTP date; nil when absent, unreadable, or not in the future.
-    static func delay(in response: HTTPResponse, now: Date = Date()) -> Duration? {
+    static func delay(in response: HTTPResponse, now: Date) -> Duration? {
         if let text = response.header("retry-after-ms"), let milliseconds = Double(text.trimmingWhitespace), milliseconds > 0 {
             return .milliseconds(Int64(milliseconds.rounded(.up)))
         }

@@ -1,18 +1,20 @@
 import CCurl
 import Foundation
 import StenoCore
+import StenoInfrastructure
 
 extension TranscriptionError {
     /// The one failure class of a non-2xx answer (docs/architecture.md, "Failures"), with the backend's own
     /// message. `x-should-retry` overrides the status, as OpenAI's clients let it.
-    static func classify(_ response: HTTPResponse, backend: String, redactor: SecretRedactor) -> TranscriptionError {
+    /// `now` is when the answer came, for a `Retry-After` that names a date.
+    static func classify(_ response: HTTPResponse, backend: String, redactor: SecretRedactor, now: Date) -> TranscriptionError {
         let body = BackendErrorBody(response.body)
         let (failureClass, code, message) = classification(of: response, body: body, redactor: redactor)
         var error = TranscriptionError(
             code, failureClass, message, backend: backend, status: response.status,
             backendMessage: body.message.map(redactor.redact), backendCode: body.code.map(redactor.redact),
             requestID: response.header("x-request-id").map(redactor.redact),
-            retryAfter: RetryAfter.delay(in: response))
+            retryAfter: RetryAfter.delay(in: response, now: now))
 
         switch response.header("x-should-retry")?.lowercased() {
         case "true":

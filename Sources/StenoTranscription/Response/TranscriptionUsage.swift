@@ -1,3 +1,5 @@
+import StenoInfrastructure
+
 /// What the backend says it billed: seconds of audio (whisper-1, vLLM) or tokens (gpt-4o models).
 public struct TranscriptionUsage: Sendable, Equatable {
     public var seconds: Double?

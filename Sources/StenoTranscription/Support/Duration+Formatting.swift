@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 extension Duration {
     var milliseconds: Int64 {

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 
 /// Keeps the samples of the planned voice pieces as a chunk's audio is decoded, and embeds them
 /// all at once when the decode ends, on the decoder's thread: the speaker encoder reads the

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 
 /// How one worker process runs: identity, concurrency, leases, chunking and shutdown.

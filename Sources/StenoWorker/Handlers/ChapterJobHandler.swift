@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 import StenoMedia
 import StenoVoice

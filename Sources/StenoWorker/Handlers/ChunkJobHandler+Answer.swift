@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore
@@ -42,13 +43,14 @@ extension ChunkJobHandler {
     func keepingTheAnswer(
         _ context: JobContext, _ write: () async throws -> AnswerDisposal
     ) async throws -> AnswerDisposal {
-        let deadline = ContinuousClock.now + answerWriteWindow
+        let clock = context.clock
+        let deadline = clock.now + answerWriteWindow
         var delay = Duration.milliseconds(250)
         while true {
             do {
                 return try await write()
             } catch let error as PostgresError where error.isTransient {
-                guard ContinuousClock.now + delay < deadline else {
+                guard clock.now + delay < deadline else {
                     metrics.recordDiscardedAnswer(.database)
                     context.logger.error("could not store the chunk's answer; it is lost", metadata: ["error": "\(error)"])
                     throw error
@@ -56,7 +58,7 @@ extension ChunkJobHandler {
                 context.logger.warning("could not store the chunk's answer; retrying with it held in memory", metadata: [
                     "error": "\(error)", "retry_in": "\(delay)",
                 ])
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
         }

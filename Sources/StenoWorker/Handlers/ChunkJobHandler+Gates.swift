@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore

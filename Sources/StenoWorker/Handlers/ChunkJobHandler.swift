@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore
@@ -109,7 +110,7 @@ public struct ChunkJobHandler: JobHandler {
                     context.logger.info("another attempt holds this chunk's answer; waiting for it to be stored")
                     said = true
                 }
-                if await !context.cancellation.sleep(for: Self.answerHeldRecheck) {
+                if await !context.cancellation.sleep(for: Self.answerHeldRecheck, clock: context.clock) {
                     throw WorkerError(.stopped, .cancelled, "the job was stopped", jobID: context.job.id)
                 }
             case .notRunnable:

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 
 /// Bounds the CPU-bound work (probe, decode, energy profile, encode) to a number of slots,
 /// normally the cores, while many more network-bound jobs are in flight.

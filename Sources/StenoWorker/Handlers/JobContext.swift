@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoInfrastructure
 
 /// One claimed job as a handler sees it: the job, its fencing lease, the signal that stops it
 /// (cancel flag, lost lease, shutdown) and a logger carrying its ids.
@@ -12,9 +13,15 @@ public struct JobContext: Sendable {
     public var answerHold: AnswerHold
     /// Withholds uploads on a lease the heartbeat could not renew; nil outside a worker.
     var leaseWatch: LeaseWatch?
+    /// The worker's clock: the job's waits (for a held answer, for the database) go by it.
+    public var clock: any MonotonicClock
 
-    public init(job: Job, lease: JobLease, cancellation: CancellationSignal, logger: Logger, answerHold: AnswerHold = AnswerHold()) {
+    public init(
+        job: Job, lease: JobLease, cancellation: CancellationSignal, logger: Logger, answerHold: AnswerHold = AnswerHold(),
+        clock: any MonotonicClock = .continuous
+    ) {
         self.answerHold = answerHold
+        self.clock = clock
         self.job = job
         self.lease = lease
         self.cancellation = cancellation

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 
 /// The merge job: joins the chapter's chunk transcripts into sentences on the media's clock,

@@ -1,5 +1,6 @@
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 import StenoTranscription
@@ -17,11 +18,13 @@ public final class FleetRateGate: TranscriptionRequestGate {
     private let metrics: WorkerMetrics
     private let logger: Logger
     private let lines = Mutex<[String: ResourcePool<Int>]>([:])
+    private let clock: any MonotonicClock
     /// The longest single sleep before asking again: a limit raised meanwhile takes effect soon.
     static let longestSleep = Duration.seconds(30)
 
-    public init(client: PostgresClient, metrics: WorkerMetrics, logger: Logger) {
+    public init(client: PostgresClient, metrics: WorkerMetrics, clock: any MonotonicClock = .continuous, logger: Logger) {
         self.store = WorkStore(client: client)
+        self.clock = clock
         self.metrics = metrics
         self.logger = logger
     }
@@ -81,18 +84,18 @@ public final class FleetRateGate: TranscriptionRequestGate {
             }
             switch decision {
             case .granted:
-                if let waitedSince { metrics.recordRateLimitWait(backend: backend, seconds: (ContinuousClock.now - waitedSince).seconds) }
+                if let waitedSince { metrics.recordRateLimitWait(backend: backend, seconds: (clock.now - waitedSince).seconds) }
                 return
             case .wait(let seconds):
                 if waitedSince == nil {
-                    waitedSince = .now
+                    waitedSince = clock.now
                     logger.debug("waiting for the backend's rate limit", metadata: [
                         "backend": "\(backend)", "limit": "\(limit.summary)", "wait_seconds": "\(seconds)",
                     ])
                 }
                 // A little past the refill, so that the token is there when asked for.
                 let sleep = min(Duration.milliseconds(Int64(seconds * 1000) + 20), Self.longestSleep)
-                guard await cancellation.sleep(for: sleep) else { throw CancellationError() }
+                guard await cancellation.sleep(for: sleep, clock: clock) else { throw CancellationError() }
             }
         }
     }

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Synchronization
 
 /// The jobs this worker runs right now, with the signal that stops each and why it was stopped.
@@ -11,10 +12,16 @@ final class InFlightJobs: Sendable {
         var stopReason: StopReason?
         /// When the lease was last known to hold: the claim, then each heartbeat that renewed it
         /// (the time the heartbeat was sent, so never later than the database's renewal).
-        var renewedAt = ContinuousClock.now
+        var renewedAt: ContinuousClock.Instant
     }
 
     private let entries = Mutex<[Int64: Entry]>([:])
+    /// The worker's clock: renewals and their age are read on it.
+    let clock: any MonotonicClock
+
+    init(clock: any MonotonicClock = .continuous) {
+        self.clock = clock
+    }
 
     var count: Int { entries.withLock { $0.count } }
     var leases: [JobLease] { entries.withLock { $0.values.map(\.lease) } }
@@ -22,7 +29,8 @@ final class InFlightJobs: Sendable {
     var runsAlone: Bool { entries.withLock { $0.values.contains { $0.job.runsAlone } } }
 
     func insert(_ job: Job, lease: JobLease, signal: CancellationSignal, answerHold: AnswerHold) {
-        entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal, answerHold: answerHold) }
+        let now = clock.now
+        entries.withLock { $0[job.id] = Entry(job: job, lease: lease, signal: signal, answerHold: answerHold, renewedAt: now) }
     }
 
     func renewed(_ jobID: Int64, at instant: ContinuousClock.Instant) {
@@ -33,7 +41,8 @@ final class InFlightJobs: Sendable {
 
     /// How long ago the job's lease was last renewed (zero for a job not in flight).
     func sinceRenewal(_ jobID: Int64) -> Duration {
-        entries.withLock { $0[jobID].map { ContinuousClock.now - $0.renewedAt } } ?? .zero
+        let now = clock.now
+        return entries.withLock { $0[jobID].map { now - $0.renewedAt } } ?? .zero
     }
 
     func remove(_ jobID: Int64) {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 
@@ -25,9 +26,9 @@ struct JobRunner: Sendable {
         logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
         logger[metadataKey: "job.attempt"] = "\(job.attempt)"
         if let mediaID = job.mediaID { logger[metadataKey: "media.id"] = "\(mediaID)" }
-        var context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold)
+        var context = JobContext(job: job, lease: lease, cancellation: signal, logger: logger, answerHold: answerHold, clock: inFlight.clock)
         let inFlight = inFlight
-        context.leaseWatch = LeaseWatch(lease: configuration.lease, sinceRenewal: { inFlight.sinceRenewal(job.id) })
+        context.leaseWatch = LeaseWatch(lease: configuration.lease, sinceRenewal: { inFlight.sinceRenewal(job.id) }, clock: inFlight.clock)
         do {
             guard let handler = handlers[job.kind] else {
                 throw WorkerError(.malformedJob, .permanent, "no handler for jobs of kind \(job.kind.rawValue)", jobID: job.id)
@@ -79,7 +80,7 @@ struct JobRunner: Sendable {
             case .retry(let delay):
                 try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
             case .pauseBackend(let pauseFor):
-                availability.pause(failure.backend ?? "primary", until: Date().addingTimeInterval(pauseFor.seconds))
+                availability.pause(failure.backend ?? "primary", until: availability.clock.date.addingTimeInterval(pauseFor.seconds))
                 logger.error("the backend rejected the configuration; not claiming chunk jobs for a while", metadata: [
                     "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(pauseFor.seconds)",
                     "error": "\(failure.message)",

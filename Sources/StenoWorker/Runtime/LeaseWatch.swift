@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import StenoTranscription
 
 /// Keeps a chunk job from starting an upload on a lease it may have lost.
@@ -29,12 +30,14 @@ struct LeaseWatch: Sendable {
     let sinceRenewal: @Sendable () -> Duration
     /// How often a waiting upload looks again.
     var recheck: Duration = .milliseconds(100)
+    /// The clock the rechecks wait on.
+    var clock: any MonotonicClock = .continuous
 
     /// Returns when an upload may start; throws a `cancelled` error when the job is stopped
     /// first (its lease found taken, a cancel, shutdown).
     func admitUpload(cancellation: CancellationSignal) async throws(TranscriptionError) {
         while Self.verdict(sinceRenewal: sinceRenewal(), lease: lease) == .waitForHeartbeat {
-            if await !cancellation.sleep(for: recheck) {
+            if await !cancellation.sleep(for: recheck, clock: clock) {
                 throw TranscriptionError(.cancelled, .cancelled, "no upload started: the job was stopped while its lease was unsure")
             }
         }

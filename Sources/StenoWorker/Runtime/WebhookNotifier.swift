@@ -2,6 +2,7 @@ import StenoCore
 import StenoStore
 import Foundation
 import Logging
+import StenoInfrastructure
 import StenoTranscription
 import Synchronization
 
@@ -18,9 +19,12 @@ final class WebhookNotifier: Sendable {
 
     /// Where webhooks from API clients may go.
     private let outbound: OutboundURLPolicy
+    /// When a failed delivery is tried again.
+    private let clock: any MonotonicClock
 
-    init(store: WorkStore, defaultURL: String?, outbound: OutboundURLPolicy = OutboundURLPolicy(), logger: Logger) {
+    init(store: WorkStore, defaultURL: String?, outbound: OutboundURLPolicy = OutboundURLPolicy(), clock: any MonotonicClock = .continuous, logger: Logger) {
         self.outbound = outbound
+        self.clock = clock
         self.store = store
         self.defaultURL = defaultURL
         self.logger = logger
@@ -28,7 +32,7 @@ final class WebhookNotifier: Sendable {
 
     /// Media whose delivery failed and waits for its next try.
     var backingOff: [Int64] {
-        let now = ContinuousClock.now
+        let now = clock.now
         return backoff.withLock { $0.filter { $0.value.next > now }.map(\.key) }
     }
 
@@ -46,7 +50,7 @@ final class WebhookNotifier: Sendable {
                     } else {
                         let attempts = (backoff[mediaID]?.attempts ?? 0) + 1
                         let delay = Duration.seconds(min(300, 1 << min(attempts - 1, 9)))
-                        backoff[mediaID] = (attempts, ContinuousClock.now + delay)
+                        backoff[mediaID] = (attempts, clock.now + delay)
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 import Synchronization
 
@@ -17,9 +18,13 @@ final class BackendAvailability: Sendable {
     let outagesPause: Bool
     private let state = Mutex(Snapshot())
 
-    init(primary: String, outagesPause: Bool) {
+    /// Says what "now" is for pauses and probes.
+    let clock: any MonotonicClock
+
+    init(primary: String, outagesPause: Bool, clock: any MonotonicClock = .continuous) {
         self.primary = primary
         self.outagesPause = outagesPause
+        self.clock = clock
     }
 
     /// What this worker knows: its own pauses and the fleet's outages.
@@ -63,20 +68,23 @@ final class BackendAvailability: Sendable {
         case probe(backend: String)
     }
 
-    func admission(now: Date = Date()) -> ChunkAdmission {
-        state.withLock { $0.admission(primary: primary, outagesPause: outagesPause, now: now) }
+    func admission(now: Date? = nil) -> ChunkAdmission {
+        let now = now ?? clock.date
+        return state.withLock { $0.admission(primary: primary, outagesPause: outagesPause, now: now) }
     }
 
     /// Whether a claim may take chunk jobs now (a probe that is due counts).
     var chunkJobsClaimable: Bool { admission() != .held }
 
-    func report(now: Date = Date()) -> (paused: [String: Date], message: String?) {
-        state.withLock { $0.report(primary: primary, outagesPause: outagesPause, now: now) }
+    func report(now: Date? = nil) -> (paused: [String: Date], message: String?) {
+        let now = now ?? clock.date
+        return state.withLock { $0.report(primary: primary, outagesPause: outagesPause, now: now) }
     }
 
     /// A backend paused now, and until when; nil when none is.
-    func pause(now: Date = Date()) -> (backend: String, until: Date)? {
-        state.withLock { $0.pausedUntil.filter { $0.value > now }.max { $0.value < $1.value } }.map { ($0.key, $0.value) }
+    func pause(now: Date? = nil) -> (backend: String, until: Date)? {
+        let now = now ?? clock.date
+        return state.withLock { $0.pausedUntil.filter { $0.value > now }.max { $0.value < $1.value } }.map { ($0.key, $0.value) }
     }
 
     /// The backend rejected the configuration: no chunk jobs for it until `date`.

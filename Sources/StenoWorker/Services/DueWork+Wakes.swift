@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 extension WorkStore.DueWork {
     /// Which of a worker's loops to wake after a heartbeat, and in how many seconds (0: now).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore
@@ -111,31 +112,32 @@ struct JobClaimer: Service {
     /// which hand themselves back to the queue, and releases any that did not, within 5 s more,
     /// a database restart included.
     private func drain() async {
-        let deadline = ContinuousClock.now + configuration.gracePeriod
+        let clock = signals.clock
+        let deadline = clock.now + configuration.gracePeriod
         if inFlight.count > 0 {
             logger.info("shutting down; waiting for running jobs", metadata: ["jobs": "\(inFlight.count)"])
         }
         // A cancelled task (the service group gave up on us) cannot wait: hand everything back now.
-        while inFlight.count > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
+        while inFlight.count > 0 && clock.now < deadline && !Task.isCancelled {
             await signals.claim.wait(timeout: .milliseconds(100))
         }
         guard inFlight.count > 0 else { return }
         inFlight.stopAll(.shutdown)
-        let handBack = ContinuousClock.now + Self.handBackLimit
-        while inFlight.count > 0 && ContinuousClock.now < handBack && !Task.isCancelled {
+        let handBack = clock.now + Self.handBackLimit
+        while inFlight.count > 0 && clock.now < handBack && !Task.isCancelled {
             await signals.claim.wait(timeout: .milliseconds(50))
         }
         // Handed back while the time allows, also across a database restart; what is left
         // waits out its lease (a few seconds) and is rescued by the fleet.
         var left = inFlight.leases
-        while !left.isEmpty && ContinuousClock.now < handBack {
+        while !left.isEmpty && clock.now < handBack {
             let leases = left
             let attempt = Task { [store] in try await store.end(leases, as: .released) }
-            let watchdog = Task { try await Task.sleep(until: handBack); attempt.cancel() }
+            let watchdog = Task { try await clock.sleep(until: handBack, tolerance: nil); attempt.cancel() }
             let outcome = await attempt.result
             watchdog.cancel()
             if case .success = outcome { break }
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await clock.sleep(for: .milliseconds(250))
             left = inFlight.leases
         }
     }

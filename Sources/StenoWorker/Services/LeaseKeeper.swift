@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 
@@ -41,7 +42,7 @@ struct LeaseKeeper: Service {
     private func keepLeases() async {
         while !Task.isCancelled {
             let leases = inFlight.leases
-            let beatStarted = ContinuousClock.now
+            let beatStarted = signals.clock.now
             do {
                 let results = try await jobs.heartbeat(leases, extendBy: configuration.lease)
                 for (lease, result) in results {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 
@@ -48,7 +49,8 @@ struct WorkerPresence: Service {
     /// `steno migrate` has made the schema, or brought it up to this release's migration: it
     /// waits for it, within the database wait (`STENO_DATABASE_WAIT_SECONDS`), saying so once.
     private func registerOnceMigrated() async throws -> Int32? {
-        let deadline = ContinuousClock.now + database.reconnectWindow
+        let clock = signals.clock
+        let deadline = clock.now + database.reconnectWindow
         var said = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let applied = try await StenoSchema.appliedMigration(client)
@@ -60,7 +62,7 @@ struct WorkerPresence: Service {
                 return key
             }
             let found = applied.map { "the database is at migration \($0)" } ?? "the database has no Steno schema"
-            guard ContinuousClock.now < deadline else {
+            guard clock.now < deadline else {
                 throw WorkerError(
                     .schemaMissing, .configuration,
                     "\(found) after waiting \(Int(database.reconnectWindow.seconds)) s; this worker needs migration \(StenoSchema.requiredMigration): run `steno migrate` first")
@@ -69,7 +71,7 @@ struct WorkerPresence: Service {
                 logger.info("waiting for the schema: \(found), this worker needs migration \(StenoSchema.requiredMigration) (run `steno migrate`)")
                 said = true
             }
-            try? await Task.sleep(for: .seconds(1))
+            try? await clock.sleep(for: .seconds(1))
         }
         return nil
     }

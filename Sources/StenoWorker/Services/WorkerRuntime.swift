@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore
@@ -27,13 +28,14 @@ public final class WorkerRuntime: Service, Sendable {
     public let metrics: WorkerMetrics
     let logger: Logger
     private let client: PostgresClient
-    private let inFlight = InFlightJobs()
+    private let inFlight: InFlightJobs
+    private let clock: any MonotonicClock
     private let makeServices: @Sendable () -> [any Service]
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
         transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerEncoder? = nil, metrics: WorkerMetrics = WorkerMetrics(),
-        logger: Logger
+        clock: any MonotonicClock = .continuous, logger: Logger
     ) throws(ChunkPlannerError) {
         var tagged = logger
         tagged[metadataKey: "worker.id"] = "\(configuration.workerID)"
@@ -41,7 +43,8 @@ public final class WorkerRuntime: Service, Sendable {
         let store = WorkStore(client: client)
         let jobs = JobStore(client: client)
         let requests = AdaptiveLimiter(maximum: configuration.concurrency)
-        let availability = BackendAvailability(primary: transcription.primary.configuration.name, outagesPause: transcription.fallback == nil)
+        let availability = BackendAvailability(
+            primary: transcription.primary.configuration.name, outagesPause: transcription.fallback == nil, clock: clock)
         let planner = try ChunkPlanner(configuration: configuration.planner)
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
         let handlers: [JobKind: any JobHandler] = [
@@ -54,11 +57,14 @@ public final class WorkerRuntime: Service, Sendable {
                 answerWriteWindow: configuration.answerWriteWindow, speakers: speakers),
             .merge: MergeJobHandler(store: store),
         ]
-        let inFlight = inFlight
+        let inFlight = InFlightJobs(clock: clock)
+        self.inFlight = inFlight
+        self.clock = clock
         let runner = JobRunner(
             handlers: handlers, store: store, configuration: configuration, inFlight: inFlight, availability: availability,
             requests: requests, metrics: metrics, logger: logger)
-        let notifier = WebhookNotifier(store: store, defaultURL: configuration.webhookURL, outbound: configuration.outbound, logger: logger)
+        let notifier = WebhookNotifier(
+            store: store, defaultURL: configuration.webhookURL, outbound: configuration.outbound, clock: clock, logger: logger)
         self.configuration = configuration
         self.requests = requests
         self.metrics = metrics
@@ -66,7 +72,7 @@ public final class WorkerRuntime: Service, Sendable {
         self.client = client
         // Made for each run: a service group runs once.
         self.makeServices = {
-            let signals = WorkerSignals()
+            let signals = WorkerSignals(clock: clock)
             return [
                 WorkerPresence(configuration: configuration, database: database, client: client, store: store, signals: signals, logger: logger),
                 NoticeDelivery(notifier: notifier, signals: signals),
@@ -103,7 +109,7 @@ public final class WorkerRuntime: Service, Sendable {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask { (try? await self.client.query("SELECT 1")) != nil }
             group.addTask {
-                try? await Task.sleep(for: .seconds(2))
+                try? await self.clock.sleep(for: .seconds(2))
                 return false
             }
             let first = await group.next() ?? false

@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 @Suite("HTTP Range requests for the reader's audio")

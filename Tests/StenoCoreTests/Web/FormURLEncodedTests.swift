@@ -1,4 +1,5 @@
 import StenoCore
+import StenoInfrastructure
 import Testing
 
 @Suite("application/x-www-form-urlencoded, as forms send it")

@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import StenoInfrastructure
 #endif
 
 /// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port that misbehaves on demand, for

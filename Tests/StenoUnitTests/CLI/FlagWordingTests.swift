@@ -1,4 +1,5 @@
 import ArgumentParser
+import StenoInfrastructure
 import Testing
 
 @testable import StenoCLI

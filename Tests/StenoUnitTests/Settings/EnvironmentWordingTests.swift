@@ -1,5 +1,6 @@
 import StenoASR
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoTranscription
 import Testing

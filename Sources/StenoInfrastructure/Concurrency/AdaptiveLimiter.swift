@@ -33,6 +33,8 @@ public final class AdaptiveLimiter: Sendable {
     /// The current limit, for metrics and logs.
     public var limit: Double { state.withLock { $0.window.limit } }
     public var inFlight: Int { state.withLock { $0.inFlight } }
+    /// Callers waiting for a permit.
+    public var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Runs `body` holding a permit; `classify` says how it ended, to move the window.
     public func withPermit<Result>(

@@ -30,13 +30,13 @@ public struct SecretRedactor: Sendable {
     /// Web sessions (`sts_`) are cut to their marker: nothing names them to an operator.
     private static func redactAPIKeys(in text: String) -> String {
         var text = text
-        if text.contains(APIKeyToken.marker) {
+        if text.contains(RandomToken.apiKeyMarker) {
             text = text.replacing(/stk_[A-Za-z0-9_\-]{43}/) { match in
-                String(match.output.prefix(APIKeyToken.prefixLength)) + "…" + replacement
+                String(match.output.prefix(RandomToken.apiKeyShownLength)) + "…" + replacement
             }
         }
-        if text.contains(WebSessionToken.marker) {
-            text = text.replacing(/sts_[A-Za-z0-9_\-]{43}/) { _ in WebSessionToken.marker + replacement }
+        if text.contains(RandomToken.webSessionMarker) {
+            text = text.replacing(/sts_[A-Za-z0-9_\-]{43}/) { _ in RandomToken.webSessionMarker + replacement }
         }
         return text
     }

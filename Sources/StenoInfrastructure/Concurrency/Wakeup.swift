@@ -28,8 +28,12 @@ public final class Wakeup: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The clock that times out waits and brings scheduled wakes.
+    private let clock: any MonotonicClock
 
-    public init() {}
+    public init(clock: any MonotonicClock = .continuous) {
+        self.clock = clock
+    }
 
     /// Wakes every waiter now, or the next wait if nobody waits.
     public func wake() {
@@ -54,8 +58,8 @@ public final class Wakeup: Sendable {
             wake()
             return
         }
-        let timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: delay)) != nil else { return }
+        let timer = Task { [weak self, clock] in
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
             self?.wake()
         }
         let replaced = state.withLock { state -> Task<Void, Never>? in
@@ -98,8 +102,8 @@ public final class Wakeup: Sendable {
                 }
                 guard let timeout else { return }
                 // The timer resumes this wait only; cancelled when the wait ends otherwise.
-                let timer = Task { [weak self] in
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                let timer = Task { [weak self, clock] in
+                    guard (try? await clock.sleep(for: timeout)) != nil else { return }
                     self?.resume(id, .timedOut)
                 }
                 let installed = state.withLock { state -> Bool in

@@ -42,40 +42,23 @@ public struct MultipartFormData: Sendable {
         return nil
     }
 
+    /// The whole body at once, read by the one multipart parser, `MultipartStreamParser`, as
+    /// an upload streamed to disk is.
     public init(parsing body: [UInt8], boundary: String) throws(ParseError) {
-        let delimiter = Array("--\(boundary)".utf8)
-        let separator = Array("\r\n--\(boundary)".utf8)
-        guard var position = Self.find(delimiter, in: body, from: 0) else {
-            throw ParseError(description: "the body does not contain the multipart boundary")
-        }
-        position += delimiter.count
+        var parser = MultipartStreamParser(boundary: boundary)
         var parts: [Part] = []
-        while true {
-            // After a delimiter: "--" closes the body, CRLF opens a part.
-            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-") {
+        for event in try parser.feed(body) {
+            switch event {
+            case .partStart(let header):
+                parts.append(Part(name: header.name, filename: header.filename, contentType: header.contentType, body: []))
+            case .content(let bytes):
+                parts[parts.count - 1].body.append(contentsOf: bytes)
+            case .partEnd:
                 break
             }
-            guard body.count >= position + 2, body[position] == 13, body[position + 1] == 10 else {
-                throw ParseError(description: "malformed multipart delimiter line")
-            }
-            position += 2
-            guard let headerEnd = Self.find(Array("\r\n\r\n".utf8), in: body, from: position) else {
-                throw ParseError(description: "a multipart part has no end of headers")
-            }
-            let headers = String(decoding: body[position..<headerEnd], as: UTF8.self)
-            let contentStart = headerEnd + 4
-            guard let contentEnd = Self.find(separator, in: body, from: contentStart) else {
-                throw ParseError(description: "the multipart body is truncated: a part has no closing boundary")
-            }
-            parts.append(try Self.part(headers: headers, body: Array(body[contentStart..<contentEnd])))
-            position = contentEnd + separator.count
         }
+        try parser.finish()
         self.parts = parts
-    }
-
-    private static func part(headers: String, body: [UInt8]) throws(ParseError) -> Part {
-        let header = try MultipartPartHeader(parsing: headers)
-        return Part(name: header.name, filename: header.filename, contentType: header.contentType, body: body)
     }
 
     /// The first index of `needle` in `haystack` at or after `start`.

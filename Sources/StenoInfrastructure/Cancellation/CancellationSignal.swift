@@ -79,9 +79,9 @@ public final class CancellationSignal: Sendable {
 
     /// Waits for `duration`, or less if the signal or the calling task is cancelled first.
     /// Returns whether the full duration passed without a cancel.
-    public func sleep(for duration: Duration) async -> Bool {
+    public func sleep(for duration: Duration, clock: any MonotonicClock = .continuous) async -> Bool {
         if isCancelled || Task.isCancelled { return false }
-        let wakeup = Wakeup()
+        let wakeup = Wakeup(clock: clock)
         let registration = onCancel { wakeup.wake() }
         defer { removeHandler(registration) }
         return await wakeup.wait(timeout: duration) == .timedOut && !isCancelled

@@ -1,0 +1,2 @@
+// zlib (Debian's zlib1g-dev): deflate, as Whisper measures a text's compression ratio.
+#include <zlib.h>
