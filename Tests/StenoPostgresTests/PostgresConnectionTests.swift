@@ -112,16 +112,23 @@ struct PostgresConnectionTests {
         try await TestDatabase.with(migrated: false) { database in
             let connection = try await PostgresConnection.connect(configuration: database.configuration)
             let observer = try await PostgresConnection.connect(configuration: database.configuration)
-            let ahead = Task { try await connection.query("SELECT pg_sleep(2), 'finished' AS outcome") }
-            // The statement ahead is running on the server before the next one is queued.
-            while try await observer.query(
-                "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(2)%'", []
-            ).single().decode("n", as: Int.self) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            // The statement ahead waits on a lock the observer holds, for as long as the test
+            // wants: no race with a sleep on the server.
+            try await observer.query("SELECT pg_advisory_lock(7)")
+            let ahead = Task { try await connection.query("SELECT pg_advisory_lock(7), 'finished' AS outcome") }
+            try await poll(until: {
+                try await observer.query(
+                    """
+                    SELECT count(*) AS n FROM pg_locks
+                    WHERE locktype = 'advisory' AND objid = 7 AND NOT granted
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """
+                ).single().decode("n", as: Int.self) == 1
+            }, "the statement ahead waiting on the server")
             let queued = Task { try await connection.query("CREATE TABLE sent (id integer)") }
-            try await Task.sleep(for: .milliseconds(300))
+            try await poll(until: { connection.waitingStatements.load(ordering: .relaxed) == 1 }, "the next statement waiting its turn")
             queued.cancel()
+            try await observer.query("SELECT pg_advisory_unlock(7)")
             let queuedOutcome = await queued.result
             let aheadOutcome = try await ahead.value.single().decode("outcome", as: String.self)
             #expect(aheadOutcome == "finished")

@@ -1,22 +1,28 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoStore
 import StenoTestSupport
 import Testing
 
 @testable import StenoPostgres
 
+/// The store's statements read "now" from a manual clock here (`StatementTime.given(by:)`), so
+/// a lease expires, or a retry falls due, when the test moves the clock.
 @Suite("JobStore: leases, finishing and rescue")
 struct JobStoreLeaseTests {
     @Test("a worker whose lease expired and was rescued cannot finish the job afterwards")
     func rescuedWorkerIsFenced() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let id = try await store.enqueue(NewJob(kind: .chunk))
             let stale = try #require(try await store.claim(limit: 1, worker: "frozen", lease: .milliseconds(200)).first?.lease)
+            clock.advance(by: .milliseconds(199))
+            #expect(try await store.rescueExpired().isEmpty, "the lease still holds")
 
-            try await Task.sleep(for: .milliseconds(400))
+            clock.advance(by: .milliseconds(2))
             let rescued = try await store.rescueExpired()
             #expect(rescued.map(\.id) == [id])
             #expect(rescued.first?.state == .queued)
@@ -45,17 +51,20 @@ struct JobStoreLeaseTests {
     func heartbeatExtends() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             _ = try await store.enqueue([NewJob(kind: .chunk), NewJob(kind: .chunk)])
-            // Three heartbeats a second apart on a 2 s lease: 3 s in all, past the first lease's end,
-            // with a second to spare for a machine busy with the other suites of this phase.
+            // Three heartbeats 1.5 s apart on a 2 s lease: 4.5 s in all, past the first lease's end.
             let leases = try await store.claim(limit: 2, worker: "w", lease: .seconds(2)).compactMap(\.lease)
             for _ in 0..<3 {
-                try await Task.sleep(for: .seconds(1))
+                clock.advance(by: .milliseconds(1500))
                 let results = try await store.heartbeat(leases, extendBy: .seconds(2))
                 #expect(results.values.allSatisfy { $0 == .held(cancelRequested: false) })
                 #expect(try await store.rescueExpired().isEmpty)
             }
+            // Without a heartbeat the lease runs out.
+            clock.advance(by: .milliseconds(2001))
+            #expect(try await store.rescueExpired().count == 2)
             await client.shutdown()
         }
     }
@@ -64,10 +73,11 @@ struct JobStoreLeaseTests {
     func rescueOutOfAttempts() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let id = try await store.enqueue(NewJob(kind: .chunk, maxAttempts: 1))
             _ = try await store.claim(limit: 1, worker: "crashed", lease: .milliseconds(50))
-            try await Task.sleep(for: .milliseconds(150))
+            clock.advance(by: .milliseconds(51))
             #expect(try await store.rescueExpired().first?.state == .failed)
             let job = try #require(try await store.job(id))
             #expect(job.state == .failed)
@@ -81,26 +91,22 @@ struct JobStoreLeaseTests {
     func retryLater() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let id = try await store.enqueue(NewJob(kind: .chunk, maxAttempts: 2))
 
             let first = try #require(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).first?.lease)
-            // Wide enough that a busy machine (the suite runs in parallel) cannot pass run_at
-            // between the requeue and the claim that must find nothing.
-            let requeued = ContinuousClock.now
             let decision = try await store.retryLater(first, after: .seconds(2), .init(.transient, "HTTP 503", httpStatus: 503))
             guard case .requeued(let runAt) = decision else {
                 Issue.record("expected a requeue, got \(decision)")
                 return
             }
-            #expect(runAt.timeIntervalSinceNow > 0)
+            #expect(abs(runAt.timeIntervalSince(clock.date) - 2) < 0.001, "two seconds after the failure, by the statements' clock")
             #expect(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).isEmpty, "not claimable before run_at")
-            var claimed: [Job] = []
-            while claimed.isEmpty, ContinuousClock.now - requeued < .seconds(15) {
-                try await Task.sleep(for: .milliseconds(100))
-                claimed = try await store.claim(limit: 1, worker: "w", lease: .seconds(30))
-            }
-            #expect(ContinuousClock.now - requeued >= .milliseconds(1900), "claimed before its run_at")
+            clock.advance(by: .milliseconds(1990))
+            #expect(try await store.claim(limit: 1, worker: "w", lease: .seconds(30)).isEmpty, "not claimable 10 ms before run_at")
+            clock.advance(by: .milliseconds(20))
+            let claimed = try await store.claim(limit: 1, worker: "w", lease: .seconds(30))
 
             let second = try #require(claimed.first?.lease)
             #expect(second.attempt == 2)

@@ -25,8 +25,12 @@ import StenoInfrastructure
         })
     }
 
-    private static func configuration(url: String, retries: Int = 1) -> TranscriptionBackendConfiguration {
-        var configuration = TestBackend.configuration(url: url, retries: retries, request: .milliseconds(400), stall: .milliseconds(300))
+    /// Short limits only where a test waits for one to pass (a server that hangs or stalls on
+    /// purpose); an answer that is merely slow on a loaded machine must not time out.
+    private static func configuration(
+        url: String, retries: Int = 1, request: Duration = TestBackend.generousLimit, stall: Duration = TestBackend.generousLimit
+    ) -> TranscriptionBackendConfiguration {
+        var configuration = TestBackend.configuration(url: url, retries: retries, request: request, stall: stall)
         configuration.extraHeaders = [("OpenAI-Organization", extraHeaderSecret)]
         return configuration
     }
@@ -65,19 +69,22 @@ import StenoInfrastructure
         let resetting = try FaultServer(replies: [], then: .reset)
         let garbage = try FaultServer(replies: [], then: .garbage)
         let truncated = try FaultServer(replies: [], then: .truncated(status: 200, body: Array("{\"text\":".utf8), declaredLength: 100))
-        let paths: [(String, String, [UInt8])] = [
-            ("connection refused", "http://127.0.0.1:\(closedPort)", TestBackend.chunkAudio),
-            ("dns", "http://steno-backend.invalid", TestBackend.chunkAudio),
-            ("tls", "https://127.0.0.1:\(hanging.port)", TestBackend.chunkAudio),
-            ("timeout", hanging.baseURL, TestBackend.chunkAudio),
-            ("stall", stalling.baseURL, [UInt8](repeating: 0, count: 16 * 1024 * 1024)),
-            ("reset", resetting.baseURL, TestBackend.chunkAudio),
-            ("garbage", garbage.baseURL, TestBackend.chunkAudio),
-            ("truncated", truncated.baseURL, TestBackend.chunkAudio),
+        // The last field: whether the path waits for a limit (a hanging handshake or answer, a
+        // stalled upload), which is then short.
+        let paths: [(String, String, [UInt8], Bool)] = [
+            ("connection refused", "http://127.0.0.1:\(closedPort)", TestBackend.chunkAudio, false),
+            ("dns", "http://steno-backend.invalid", TestBackend.chunkAudio, false),
+            ("tls", "https://127.0.0.1:\(hanging.port)", TestBackend.chunkAudio, true),
+            ("timeout", hanging.baseURL, TestBackend.chunkAudio, true),
+            ("stall", stalling.baseURL, [UInt8](repeating: 0, count: 16 * 1024 * 1024), true),
+            ("reset", resetting.baseURL, TestBackend.chunkAudio, false),
+            ("garbage", garbage.baseURL, TestBackend.chunkAudio, false),
+            ("truncated", truncated.baseURL, TestBackend.chunkAudio, false),
         ]
-        for (path, url, audio) in paths {
+        for (path, url, audio, waitsForLimit) in paths {
             let logs = LogCapture()
-            let client = TestBackend.client(Self.configuration(url: url, retries: 0), logs: logs)
+            let limit = waitsForLimit ? Duration.milliseconds(400) : TestBackend.generousLimit
+            let client = TestBackend.client(Self.configuration(url: url, retries: 0, request: limit, stall: limit), logs: logs)
             let request = TranscriptionRequest(audio: audio, format: .wav)
             let error = await TestBackend.outcome { try await client.transcribe(request) }.failure
             Self.expectNoSecret(in: error, logs: logs, path)
@@ -131,8 +138,10 @@ import StenoInfrastructure
             _ = await TestBackend.outcome { try await client.transcribe(TestBackend.chunk) }
         }
         #expect(server.requestCount == 1)
+        // The whole process's stderr is captured, the test runner's own lines included (a test's
+        // arguments may name a header): curl's verbose lines start with "> " and "< ".
         #expect(!captured.contains(Self.key))
-        #expect(!captured.contains("Authorization"))
+        #expect(!captured.contains("> Authorization"))
         #expect(!captured.contains("> POST"))
     }
 

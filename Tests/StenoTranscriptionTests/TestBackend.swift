@@ -14,16 +14,22 @@ enum TestBackend {
     static let backoffCap = Duration.milliseconds(160)
     static let jitter = 0.2
 
+    /// The request and stall limits of a test that does not wait for them: long enough that an
+    /// answer delayed by a loaded machine never meets them. A test that waits for a limit on
+    /// purpose (a server that hangs or stalls) sets a short one; it then passes by the server's
+    /// doing, not by the machine's speed.
+    static let generousLimit = Duration.seconds(60)
+
     static func configuration(
-        url: String, name: String = "test", retries: Int = 3, request: Duration = .seconds(5),
-        attempt: Duration = .seconds(20), stall: Duration = .milliseconds(400), longestRetryAfter: Duration = .seconds(3),
+        url: String, name: String = "test", retries: Int = 3, request: Duration = generousLimit,
+        attempt: Duration = .seconds(300), stall: Duration = generousLimit, longestRetryAfter: Duration = .seconds(3),
         responseFormat: TranscriptionResponseFormat = .verboseJSON
     ) -> TranscriptionBackendConfiguration {
         TranscriptionBackendConfiguration(
             name: name, baseURL: url, apiKey: APIKey(apiKey, source: "test"), model: "whisper-1",
             responseFormat: responseFormat,
             limits: TranscriptionLimits(
-                connect: .seconds(2), request: request, attempt: attempt, stall: stall, longestRetryAfter: longestRetryAfter),
+                connect: .seconds(10), request: request, attempt: attempt, stall: stall, longestRetryAfter: longestRetryAfter),
             retry: TranscriptionRetryPolicy(
                 maximumRetries: retries, backoff: RetryBackoff(base: backoffBase, cap: backoffCap, jitter: jitter)))
     }

@@ -58,10 +58,13 @@ import Testing
     @Test("audio a failed request never sent in full is given back and sent again without being made again")
     func givenBackWhenUnsent() async throws {
         let server = try FaultServer(replies: [.stallUpload(afterBytes: 32 * 1024)])
-        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL, stall: .milliseconds(500)))
+        // The first upload stalls for good, so any limit ends it; the second must not be taken
+        // for a stall while a loaded machine reads its 8 MB, so the limit is seconds, not ms.
+        let client = TestBackend.client(TestBackend.configuration(url: server.baseURL, stall: .seconds(5)))
         let remakes = Remakes()
-        // Larger than any socket buffer, so that the stalled upload cannot have been sent whole.
-        let large = [UInt8](repeating: 7, count: 8 * 1024 * 1024)
+        // Larger than every socket buffer between client and server (loopback's may grow to
+        // 4 MB to send and 6 MB to receive), so that the stalled upload cannot have been sent whole.
+        let large = [UInt8](repeating: 7, count: 32 * 1024 * 1024)
         let upload = UploadAudio(large) {
             remakes.count.add(1, ordering: .relaxed)
             return large
@@ -69,7 +72,7 @@ import Testing
         let result = await TestBackend.outcome { try await client.transcribe(Self.request(upload)) }
         #expect(result.success?.requests == 2)
         #expect(remakes.count.load(ordering: .relaxed) == 0)
-        #expect(Self.uploads(server).last == large)
+        #expect(Self.uploads(server).last.map { $0 == large } == true, "the second request sent the whole recording")
     }
 
     @Test("audio that cannot be made again is kept for every request")

@@ -31,6 +31,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private let databaseThreads: DatabaseThreads?
     /// Calls that ran in place, on a database thread (for tests).
     let callsInPlace = Atomic<Int>(0)
+    /// Statements waiting for their turn on the connection's queue (for tests).
+    let waitingStatements = Atomic<Int>(0)
 
     public convenience init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
         self.init(configuration: configuration, logger: logger, databaseThreads: nil)
@@ -199,8 +201,12 @@ public final class PostgresConnection: @unchecked Sendable {
             callsInPlace.add(1, ordering: .relaxed)
             return queue.sync { runOnQueue(body, cancelled: cancelled) }
         }
+        waitingStatements.add(1, ordering: .relaxed)
         return await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled)) }
+            queue.async {
+                self.waitingStatements.subtract(1, ordering: .relaxed)
+                continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled))
+            }
         }
     }
 

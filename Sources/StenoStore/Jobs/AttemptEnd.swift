@@ -65,11 +65,11 @@ public enum AttemptEnd: Sendable, Equatable {
     }
 
     /// When the job may run again: a SQL expression, used only when it is queued again.
-    var runAt: PostgresQuery {
+    func runAt(now: PostgresQuery) -> PostgresQuery {
         switch self {
-        case .retry(let delay, _): "now() + make_interval(secs => \(delay.seconds)::float8)"
+        case .retry(let delay, _): "\(now) + make_interval(secs => \(delay.seconds)::float8)"
         case .postponed(let until, _): "\(until)::timestamptz"
-        default: "now()"
+        default: now
         }
     }
 

@@ -8,21 +8,24 @@ extension JobStore {
     /// and id, skipping rows other workers are claiming. The attempt is recorded when it ends.
     /// Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
-        try await client.withConnection { try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, on: $0) }
+        try await client.withConnection { [time] in
+            try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: $0)
+        }
     }
 
     /// Claims one job that must run alone (it was running when its worker died twice), for a
     /// worker that runs nothing else and then claims nothing beside it. It reads the small
     /// partial index of such jobs (`jobs_alone_idx`, migration 0012): nearly free when there is none.
     public func claimAlone(worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> Job? {
-        try await client.withConnection {
-            try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, on: $0).first
+        try await client.withConnection { [time] in
+            try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, now: time.now, on: $0).first
         }
     }
 
     /// `claim(limit:worker:lease:kinds:)` on `connection`; with `alone`, the jobs that must run alone.
     public static func claim(
-        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, on connection: PostgresConnection
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
+        now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
     ) async throws -> [Job] {
         precondition(limit > 0, "claim at least one job")
         // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
@@ -49,12 +52,12 @@ extension JobStore {
             """
             UPDATE jobs j
             SET state = \(literal: JobState.running), attempt = j.attempt + 1, lease_owner = \(worker),
-                lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8),
-                started_at = now(), updated_at = now()
+                lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)::float8),
+                started_at = \(now), updated_at = \(now)
             FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
             WHERE j.id = ANY(ARRAY(
                 SELECT id FROM jobs
-                WHERE state = \(literal: JobState.queued) AND run_at <= now() \(which) \(only)
+                WHERE state = \(literal: JobState.queued) AND run_at <= \(now) \(which) \(only)
                 ORDER BY priority DESC, run_at, id
                 LIMIT \(literal: limit)
                 FOR UPDATE SKIP LOCKED))
@@ -83,7 +86,7 @@ extension JobStore {
         let rows = try await client.query(
             """
             UPDATE jobs j
-            SET lease_expires_at = now() + make_interval(secs => \(lease.seconds)::float8), updated_at = now()
+            SET lease_expires_at = \(time.now) + make_interval(secs => \(lease.seconds)::float8), updated_at = \(time.now)
             FROM \(Self.held(leases))
             WHERE \(Self.leaseFence)
             RETURNING j.id, j.attempt, held.owner, j.cancel_requested

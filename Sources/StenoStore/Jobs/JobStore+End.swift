@@ -22,18 +22,20 @@ extension JobStore {
     /// statement. A lease that no longer holds (rescued, finished, claimed again) writes nothing
     /// and is not returned.
     public func end(_ leases: [JobLease], as end: AttemptEnd) async throws -> [EndedJob] {
-        try await client.withConnection { try await Self.end(leases, as: end, on: $0) }
+        try await client.withConnection { [time] in try await Self.end(leases, as: end, now: time.now, on: $0) }
     }
 
     /// `end(_:as:)` on `connection`, so that a caller can commit it in one transaction with its own writes.
-    public static func end(_ leases: [JobLease], as end: AttemptEnd, on connection: PostgresConnection) async throws -> [EndedJob] {
+    public static func end(
+        _ leases: [JobLease], as end: AttemptEnd, now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
+    ) async throws -> [EndedJob] {
         guard !leases.isEmpty else { return [] }
-        return try endedJobs(try await connection.query(statement(ending: end, held: held(leases))))
+        return try endedJobs(try await connection.query(statement(ending: end, held: held(leases), now: now)))
     }
 
     /// The one statement every end of an attempt runs: the job's transition and the attempt's
     /// record. `held` names the attempts (`held(id, attempt, owner)`), already locked or fenced here.
-    static func statement(ending end: AttemptEnd, held: PostgresQuery) -> PostgresQuery {
+    static func statement(ending end: AttemptEnd, held: PostgresQuery, now: PostgresQuery = StatementTime.database.now) -> PostgresQuery {
         let next = end.nextState
         let maxAttempts: PostgresQuery = end.givesAttemptBack
             ? "CASE WHEN j.cancel_requested THEN j.max_attempts ELSE j.max_attempts + 1 END" : "j.max_attempts"
@@ -41,10 +43,10 @@ extension JobStore {
             WITH ended AS (
                 UPDATE jobs j
                 SET state = \(next), lease_owner = NULL, lease_expires_at = NULL,
-                    run_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN \(end.runAt) ELSE j.run_at END,
+                    run_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN \(end.runAt(now: now)) ELSE j.run_at END,
                     max_attempts = \(maxAttempts),
-                    finished_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN NULL ELSE now() END,
-                    updated_at = now(), error_class = \(end.jobErrorClass), error_message = \(end.jobErrorMessage)
+                    finished_at = CASE WHEN \(next) = \(literal: JobState.queued) THEN NULL ELSE \(now) END,
+                    updated_at = \(now), error_class = \(end.jobErrorClass), error_message = \(end.jobErrorMessage)
                     \(end.moreAssignments)
                 FROM \(held)
                 WHERE \(leaseFence)
@@ -52,7 +54,7 @@ extension JobStore {
                           j.media_id, j.chapter_id, j.chunk_id
             ), recorded AS (
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, error_class, http_status, message, answer_discarded)
-                SELECT e.id, e.attempt, e.worker, COALESCE(e.started_at, now()), now(), \(end.outcome),
+                SELECT e.id, e.attempt, e.worker, COALESCE(e.started_at, \(now)), \(now), \(end.outcome),
                        \(end.attemptErrorClass), \(end.failure?.httpStatus), \(end.attemptMessage), \(end.answerDiscarded)
                 FROM ended e
                 \(end.recordsOverOlderRows ? Self.overOlderRow : "")

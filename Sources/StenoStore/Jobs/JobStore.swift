@@ -20,9 +20,12 @@ public struct JobStore: Sendable {
     }
 
     public let client: PostgresClient
+    /// What "now" is in the claim, the heartbeat, the ends of attempts and the rescue.
+    public let time: StatementTime
 
-    public init(client: PostgresClient) {
+    public init(client: PostgresClient, time: StatementTime = .database) {
         self.client = client
+        self.time = time
     }
 
     /// Enqueues one job.
@@ -37,7 +40,7 @@ public struct JobStore: Sendable {
         let rows = try await client.query(
             """
             INSERT INTO jobs (kind, priority, run_at, max_attempts, media_id, chapter_id, chunk_id)
-            SELECT kind, priority, COALESCE(run_at, now()), max_attempts, media_id, chapter_id, chunk_id
+            SELECT kind, priority, COALESCE(run_at, \(time.now)), max_attempts, media_id, chapter_id, chunk_id
             FROM unnest(
                 \(jobs.map(\.kind.rawValue))::text[], \(jobs.map(\.priority.rawValue))::smallint[], \(jobs.map(\.runAt))::timestamptz[],
                 \(jobs.map(\.maxAttempts))::integer[], \(jobs.map(\.mediaID))::bigint[], \(jobs.map(\.chapterID))::bigint[],

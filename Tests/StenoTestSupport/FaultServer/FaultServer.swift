@@ -34,7 +34,9 @@ public final class FaultServer: @unchecked Sendable {
     /// Starts a server that answers by `script`.
     public init(script: @escaping Script) throws {
         self.script = script
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec, as every socket here: the processes other tests start must not hold
+        // this server's connections open after it closed them.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw FaultServerError.socket("socket", errno) }
         var reuse: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
@@ -102,6 +104,7 @@ public final class FaultServer: @unchecked Sendable {
     private func acceptLoop() {
         while !isStopped {
             let connection = accept(listener, nil, nil)
+            if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
             if connection < 0 {
                 if errno == EINTR { continue }
                 return
@@ -262,7 +265,7 @@ public final class FaultServer: @unchecked Sendable {
         // its port is refused, and no other server can be given the port meanwhile. (Closing it
         // let another test's FaultServer take the port, and a "refused" request reached that
         // server: CI saw both tests fail at once.) Bound without SO_REUSEADDR, nothing can share it.
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { throw FaultServerError.socket("socket", errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
