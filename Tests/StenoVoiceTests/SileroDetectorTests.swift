@@ -37,10 +37,16 @@ struct SileroDetectorTests {
     @Test("every window's probability matches onnxruntime on the same model and samples")
     func matchesTheReferenceRuntime() throws {
         let model = try SileroModel(contentsOf: VoiceModelFile.path)
-        let probabilities = SileroDetector.probabilities(of: Self.toneBursts(), model: model)
-        #expect(probabilities.count == Self.reference.count)
-        for (index, (got, expected)) in zip(probabilities, Self.reference).enumerated() {
-            #expect(abs(got - expected) <= 1e-5 + 1e-3 * expected, "window \(index): \(got), onnxruntime \(expected)")
+        Self.expectMatches(SileroDetector.probabilities(of: Self.toneBursts(), model: model), onnxruntime: Self.reference)
+    }
+
+    /// Each window within 1e-5 plus 1e-3 of onnxruntime's probability, and on the same side of
+    /// the 0.5 speech threshold.
+    static func expectMatches(_ probabilities: [Float], onnxruntime reference: [Float], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(probabilities.count == reference.count, sourceLocation: sourceLocation)
+        for (index, (got, expected)) in zip(probabilities, reference).enumerated() {
+            #expect(abs(got - expected) <= 1e-5 + 1e-3 * expected, "window \(index): \(got), onnxruntime \(expected)", sourceLocation: sourceLocation)
+            #expect((got > 0.5) == (expected > 0.5), "window \(index) is on the other side of the threshold", sourceLocation: sourceLocation)
         }
     }
 
@@ -64,12 +70,7 @@ struct SileroDetectorTests {
         let file = PackageRoot.url.appendingPathComponent("Tests/Fixtures/voices/synthetic-reference.flac")
         let samples = try await MediaFile(MediaLocation(file.path)).decode(.zero..<MediaTime(seconds: 3))
         #expect(samples.count == 48_000)
-        let probabilities = SileroDetector.probabilities(of: samples, model: model)
-        #expect(probabilities.count == Self.speechReference.count)
-        for (index, (got, expected)) in zip(probabilities, Self.speechReference).enumerated() {
-            #expect(abs(got - expected) <= 1e-5 + 1e-3 * expected, "window \(index): \(got), onnxruntime \(expected)")
-            #expect((got > 0.5) == (expected > 0.5), "window \(index) is on the other side of the threshold")
-        }
+        Self.expectMatches(SileroDetector.probabilities(of: samples, model: model), onnxruntime: Self.speechReference)
         #expect(Self.speechReference.contains { $0 > 0.5 } && Self.speechReference.contains { $0 < 0.5 })
     }
 
