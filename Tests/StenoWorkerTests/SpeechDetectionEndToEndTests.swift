@@ -200,7 +200,7 @@ struct SpeechDetectionEndToEndTests {
     }
 }
 
-@Suite("Speed-up before upload, end to end", .serialized, .timeLimit(.minutes(3)))
+@Suite("Speed-up before upload, end to end", .serialized, .timeLimit(.minutes(5)))
 struct SpeedUpEndToEndTests {
     @Test("STENO_SPEEDUP 1.5: the backend gets two thirds of the seconds, and its times are scaled back to the media's clock")
     func timesScaledBack() async throws {

@@ -10,7 +10,7 @@ import Testing
 /// wait after the first real one return at once: thousands of transactions a second from one
 /// idle worker; and each worker once polled for jobs, notices and expired leases on timers of
 /// its own, several times its heartbeat's rate.)
-@Suite("Worker idle load", .serialized, .timeLimit(.minutes(3)))
+@Suite("Worker idle load", .serialized, .timeLimit(.minutes(5)))
 struct WorkerIdleTests {
     /// The statements run in the test database over `window`, by text, from pg_stat_statements
     /// (which `scripts/pg-cluster` loads). Unlike `pg_stat_database`'s transaction counts, these
