@@ -22,7 +22,8 @@ struct WorkerTestDatabase {
 
     /// Waits until the media is in one of `states`; fails with its progress after `timeout`.
     @discardableResult
-    func waitForMedia(_ id: Int64, in states: Set<String>, timeout: Duration = .seconds(180)) async throws -> String {
+    /// Polls until the media reaches one of `states`; the limit bounds a hang (the suites allow 5 minutes a test), it times nothing.
+    func waitForMedia(_ id: Int64, in states: Set<String>, timeout: Duration = .seconds(280)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let state = try await mediaState(id).state
