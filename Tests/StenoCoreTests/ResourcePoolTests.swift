@@ -29,17 +29,12 @@ struct ResourcePoolTests {
                 }
             }
             // Three hold a resource and the other 27 wait: then all may go, three at a time.
-            try await Self.eventually("three in use, the rest waiting") { counter.inUse.load(ordering: .relaxed) == 3 && pool.waitingCount == 27 }
+            try await poll(until: { counter.inUse.load(ordering: .relaxed) == 3 && pool.waitingCount == 27 }, "three in use, the rest waiting")
             release.open()
             try await group.waitForAll()
         }
         #expect(counter.made.load(ordering: .relaxed) == 3)
         #expect(counter.mostInUse.load(ordering: .relaxed) == 3)
-    }
-
-    /// Waits until `condition` holds: a loaded machine may take a while to run a new task.
-    static func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        try await poll(until: { condition() }, what)
     }
 
     final class Holding: Sendable {
@@ -62,9 +57,9 @@ struct ResourcePoolTests {
         let pool = ResourcePool<Int>(capacity: 1, maximumWaiting: 1) { 1 }
         let holding = Holding()
         let holder = Self.hold(pool, holding)
-        try await Self.eventually("the holder holds the resource") { holding.started.load(ordering: .acquiring) }
+        try await poll(until: { holding.started.load(ordering: .acquiring) }, "the holder holds the resource")
         let waiter = Task { try await pool.withResource { $0 } }
-        try await Self.eventually("the waiter waits") { pool.waitingCount == 1 }
+        try await poll(until: { pool.waitingCount == 1 }, "the waiter waits")
         await #expect(throws: ResourcePool<Int>.Exhausted.self) { try await pool.withResource { $0 } }
         holding.letGo.open()
         try await holder.value
@@ -84,9 +79,9 @@ struct ResourcePoolTests {
 
         let holding = Holding()
         let holder = Self.hold(pool, holding)
-        try await Self.eventually("the holder holds the resource") { holding.started.load(ordering: .acquiring) }
+        try await poll(until: { holding.started.load(ordering: .acquiring) }, "the holder holds the resource")
         let waiter = Task { try await pool.withResource { $0 } }
-        try await Self.eventually("the waiter waits") { pool.waitingCount == 1 }
+        try await poll(until: { pool.waitingCount == 1 }, "the waiter waits")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(pool.waitingCount == 0)

@@ -83,10 +83,11 @@ extension JobStore {
     public func heartbeat(_ leases: [JobLease], extendBy lease: Duration) async throws -> [JobLease: HeartbeatResult] {
         guard !leases.isEmpty else { return [:] }
         var results = Dictionary(uniqueKeysWithValues: leases.map { ($0, HeartbeatResult.lost) })
+        let now = time.now
         let rows = try await client.query(
             """
             UPDATE jobs j
-            SET lease_expires_at = \(time.now) + make_interval(secs => \(lease.seconds)::float8), updated_at = \(time.now)
+            SET lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)::float8), updated_at = \(now)
             FROM \(Self.held(leases))
             WHERE \(Self.leaseFence)
             RETURNING j.id, j.attempt, held.owner, j.cancel_requested

@@ -80,7 +80,7 @@ struct JobRunner: Sendable {
             case .retry(let delay):
                 try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
             case .pauseBackend(let pauseFor):
-                availability.pause(failure.backend ?? "primary", until: availability.clock.date.addingTimeInterval(pauseFor.seconds))
+                availability.pause(failure.backend ?? "primary", for: pauseFor)
                 logger.error("the backend rejected the configuration; not claiming chunk jobs for a while", metadata: [
                     "backend": "\(failure.backend ?? "primary")", "paused_seconds": "\(pauseFor.seconds)",
                     "error": "\(failure.message)",

@@ -87,8 +87,10 @@ final class BackendAvailability: Sendable {
         return state.withLock { $0.pausedUntil.filter { $0.value > now }.max { $0.value < $1.value } }.map { ($0.key, $0.value) }
     }
 
-    /// The backend rejected the configuration: no chunk jobs for it until `date`.
-    func pause(_ backend: String, until date: Date) {
+    /// The backend rejected the configuration: no chunk jobs for it for `duration`, on this
+    /// worker's clock.
+    func pause(_ backend: String, for duration: Duration) {
+        let date = clock.date.addingTimeInterval(duration.seconds)
         state.withLock { $0.pausedUntil[backend] = max($0.pausedUntil[backend] ?? date, date) }
     }
 
