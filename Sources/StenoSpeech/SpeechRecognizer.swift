@@ -55,6 +55,8 @@ public final class SpeechRecognizer: Sendable {
     public var isReady: Bool { ready.load(ordering: .acquiring) }
 
     /// Callers waiting for a recogniser right now.
+    /// How many recognisers are transcribing now.
+    public var busyCount: Int { pool.lentCount }
     public var waitingCount: Int { pool.waitingCount }
 
     /// Recognises 16 kHz mono PCM.

@@ -27,12 +27,8 @@ struct APIEventsTests {
 
         /// Whether `needle` arrives; the limit bounds a hang, it times nothing.
         func waitFor(_ needle: String, timeout: Duration = .seconds(60)) async throws -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if text.contains(needle) { return true }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            return false
+            try await poll(until: { text.contains(needle) }, within: timeout, "\(needle) from the event stream")
+            return text.contains(needle)
         }
 
         deinit {
@@ -66,8 +62,7 @@ struct APIEventsTests {
             let key = try await api.key(.admin)
             let clients = try (0..<50).map { _ in try EventClient(url: api.url("/v1/events"), key: key) }
             // Each has connected once the server counts it.
-            let deadline = ContinuousClock.now + .seconds(20)
-            while api.server.eventClients < 50, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await poll(until: { api.server.eventClients == 50 }, "50 event clients connected")
             #expect(api.server.eventClients == 50)
             let created = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .form([("title", "Broadcast")], files: [("file", FixtureBook.file("clip-2s.flac").path)]))
             #expect(created.status == 202)

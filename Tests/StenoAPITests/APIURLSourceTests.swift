@@ -40,11 +40,9 @@ struct APIURLSourceTests {
         }
 
         func waitUntilUp() async throws {
-            for _ in 0..<100 {
-                if (try? await HTTP.request("GET", "http://127.0.0.1:\(port)/book.json", maxSeconds: 1))?.status == 200 { return }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            throw TestEnvironmentError("the test file server did not start")
+            try await poll(until: {
+                (try? await HTTP.request("GET", "http://127.0.0.1:\(port)/book.json", maxSeconds: 1))?.status == 200
+            }, "the test file server up")
         }
 
         // SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be blocked.

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import StenoASR
 import StenoTestSupport
+import Testing
 
 /// A steno-asr server on a free port of 127.0.0.1, for the duration of a test.
 struct RunningASRServer {
@@ -43,12 +44,7 @@ struct RunningASRServer {
     }
 
     func waitUntilReady() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await curl(["\(baseURL)/healthz"]).status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestEnvironmentError("steno-asr did not load its model within 60 s")
+        try await poll(until: { try await curl(["\(baseURL)/healthz"]).status == 200 }, "steno-asr's model loaded")
     }
 
     /// An HTTP exchange through the `curl` command: status, headers and body.

@@ -72,10 +72,10 @@ struct MalformedDatabaseURLTests {
     func malformedURL(template: String) async throws {
         let password = TestSecret.make("pw")
         let url = template.replacingOccurrences(of: "PASSWORD", with: password)
-        let started = ContinuousClock.now
-        let result = try await StenoProcess.run(["status", "--database-url", url, "--connect-window", "30"])
+        // A connect window longer than the child's time limit: a URL retried as if the server were
+        // down would be killed there, not exit 2.
+        let result = try await StenoProcess.run(["status", "--database-url", url, "--connect-window", "3600"], timeLimit: .seconds(120))
         #expect(result.status == 2, "\(result.standardError)")
-        #expect(ContinuousClock.now - started < .seconds(10), "a malformed URL was retried as if the server were down")
         #expect(!(result.standardOutput + result.standardError).contains(password), "\(result.standardError)")
         #expect(result.standardError.contains("cannot be read") || result.standardError.contains("invalid"), "\(result.standardError)")
     }
@@ -87,11 +87,10 @@ struct ProbeHangTests {
     func silentServer() async throws {
         let server = try FaultServer(replies: [], then: .hang)
         defer { server.stop() }
-        let started = ContinuousClock.now
-        let result = try await StenoProcess.run(["probe", server.baseURL + "/book.m4b", "--source-timeout", "2"])
-        let elapsed = ContinuousClock.now - started
+        // The server never answers: only the source timeout can end the probe before the child's
+        // time limit kills it.
+        let result = try await StenoProcess.run(["probe", server.baseURL + "/book.m4b", "--source-timeout", "2"], timeLimit: .seconds(120))
         #expect(result.status == 1, "\(result.standardError)")
-        #expect(elapsed < .seconds(15), "probe took \(elapsed) with a 2 s source timeout")
         #expect(result.standardError.contains("127.0.0.1"), "\(result.standardError)")
         #expect(!result.standardError.contains("backend"), "\(result.standardError)")
     }

@@ -13,17 +13,16 @@ struct PostgresRestartTests {
             let before = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode(
                 "pid", as: Int32.self)
 
-            let started = ContinuousClock.now
-            let sleeper = Task { try await connection.query("SELECT pg_sleep(60)") }
-            try await Task.sleep(for: .milliseconds(300))
+            // A statement that would outlast the suite's time limit: the call returns only
+            // because the restart ended it.
+            let sleeper = Task { try await connection.query("SELECT pg_sleep(3600)") }
+            try await cluster.configuration.waitUntilRunning("SELECT pg_sleep")
             try await cluster.restart()
             let outcome = await sleeper.result
-            let elapsed = ContinuousClock.now - started
 
             let error = #expect(throws: PostgresError.self) { try outcome.get() }
             #expect(error?.code == .connectionLost)
             #expect(error?.isTransient == true)
-            #expect(elapsed < .seconds(30), "the failed call must not hang")
 
             let after = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode(
                 "pid", as: Int32.self)
@@ -51,12 +50,10 @@ struct PostgresRestartTests {
         var configuration = cluster.configuration
         configuration.reconnectWindow = .seconds(1)
         await cluster.stop()
-        let started = ContinuousClock.now
         let error = await #expect(throws: PostgresError.self) {
             _ = try await PostgresConnection.connect(configuration: configuration)
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.hint?.contains("STENO_DATABASE_URL") == true)
-        #expect(ContinuousClock.now - started < .seconds(10))
     }
 }

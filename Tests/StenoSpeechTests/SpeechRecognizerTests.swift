@@ -56,7 +56,7 @@ struct SpeechRecognizerTests {
         try await recognizer.load()
         let (_, samples) = try await Self.bookSamples()
         let busy = Task { try await recognizer.transcribe(samples) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await poll(until: { recognizer.busyCount == 1 }, "the one recogniser transcribing the book")
         let error = await #expect(throws: SpeechError.self) { _ = try await recognizer.transcribe(silence) }
         #expect(error?.code == .overloaded)
         _ = try await busy.value

@@ -37,13 +37,11 @@ struct AdminControlConflictTests {
             }
             _ = await holding.wait()
             let cancel = Task { try await AdminStore(client: client).cancel(mediaID: inserted.mediaID) }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await client.query(
-                "SELECT count(*) AS waits FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-            ).single().decode("waits", as: Int.self) == 0 {
-                try #require(ContinuousClock.now < deadline, "the cancel never waited for the worker's chunk")
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await poll(until: {
+                try await client.query(
+                    "SELECT count(*) AS waits FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                ).single().decode("waits", as: Int.self) > 0
+            }, "the cancel waiting for the worker's chunk")
             reach.open()
             // The cancel waited first, so its deadlock check runs first and it is the one failed.
             _ = await workerWrite.result

@@ -54,7 +54,8 @@ struct JobStoreCancelTests {
     func cancelWinsOverRetryAndRescue() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let first = try await store.enqueue(NewJob(kind: .chunk))
             let second = try await store.enqueue(NewJob(kind: .chunk))
             let leases = try await store.claim(limit: 2, worker: "w", lease: .milliseconds(300)).compactMap(\.lease)
@@ -63,7 +64,7 @@ struct JobStoreCancelTests {
             let firstLease = try #require(leases.first { $0.jobID == first })
             #expect(try await store.retryLater(firstLease, after: .seconds(1), .init(.transient, "503")) == .cancelled)
 
-            try await Task.sleep(for: .milliseconds(400))
+            clock.advance(by: .milliseconds(400))
             #expect(try await store.rescueExpired().map(\.state) == [.cancelled])
             #expect(try await store.job(second)?.state == .cancelled)
             await client.shutdown()

@@ -80,7 +80,8 @@ struct JobStoreClaimTests {
     func claimDetails() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let mediaJob = try await store.enqueue(NewJob(kind: .media))
             let chunkJob = try await store.enqueue(NewJob(kind: .chunk, priority: .high))
 
@@ -90,8 +91,8 @@ struct JobStoreClaimTests {
             #expect(job.state == .running)
             #expect(job.attempt == 1)
             #expect(job.leaseOwner == "probe-worker")
-            let leaseLength = try #require(job.leaseExpiresAt).timeIntervalSinceNow
-            #expect(leaseLength > 30 && leaseLength <= 46)
+            let leaseLength = try #require(job.leaseExpiresAt).timeIntervalSince(clock.date)
+            #expect(abs(leaseLength - 45) < 0.001, "the lease runs 45 s from the claim's time")
             // A running attempt is the job's row with its lease; job_attempts has it once it ends.
             #expect(try await store.attempts(ofJob: mediaJob).isEmpty)
             #expect(try await store.job(chunkJob)?.state == .queued)

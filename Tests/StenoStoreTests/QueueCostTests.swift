@@ -9,7 +9,7 @@ import Testing
 /// What migration 0010 and the store's statements promise about the queue's cost: heartbeats
 /// are HOT, an attempt is written once, workers are woken only when a job becomes claimable,
 /// and the hot statements keep one generic plan.
-@Suite("Queue cost")
+@Suite("Queue cost", .timeLimit(.minutes(2)))
 struct QueueCostTests {
     @Test("heartbeats update the job in place (HOT), touching no index")
     func heartbeatsAreHOT() async throws {
@@ -24,11 +24,11 @@ struct QueueCostTests {
             // The backend's counters reach the statistics views when it is next idle.
             try await client.query("SELECT pg_stat_force_next_flush()", [])
             var hot = 0
-            for _ in 0..<40 where hot < 5 {
-                try await Task.sleep(for: .milliseconds(100))
+            try await poll(until: {
                 hot = try await client.query("SELECT n_tup_hot_upd::integer AS hot FROM pg_stat_user_tables WHERE relname = 'jobs'", [])
                     .single().decode("hot")
-            }
+                return hot >= 5
+            }, within: .seconds(10), "5 HOT updates in the statistics")
             #expect(hot >= 5, "\(hot) of the 5 heartbeats were HOT updates")
             await client.shutdown()
         }
@@ -81,26 +81,34 @@ struct QueueCostTests {
             let store = JobStore(client: client)
             let listener = PostgresConnection(configuration: database.configuration)
             try await listener.query("LISTEN \(JobStore.Channel.jobs)", [])
-            func notifications(within timeout: Duration) async throws -> Int {
+            // PostgreSQL delivers notifications in the order their transactions committed: a
+            // marker sent after the statements arrives after anything they sent, so counting up to
+            // it counts all of theirs, with no window of time to guess.
+            var markers = 0
+            func notifications() async throws -> Int {
+                markers += 1
+                let marker = "marker \(markers)"
+                try await client.notify(channel: JobStore.Channel.jobs, payload: marker)
                 var count = 0
-                let deadline = ContinuousClock.now + timeout
-                while ContinuousClock.now < deadline {
-                    count += try await listener.waitForNotifications(timeout: .milliseconds(100)).count
+                while true {
+                    for notification in try await listener.waitForNotifications(timeout: .seconds(5)) {
+                        if notification.payload == marker { return count }
+                        count += 1
+                    }
                 }
-                return count
             }
 
             _ = try await store.enqueue([NewJob(kind: .chunk), NewJob(kind: .chunk)])
-            #expect(try await notifications(within: .milliseconds(500)) >= 1, "an enqueue wakes the workers")
+            #expect(try await notifications() >= 1, "an enqueue wakes the workers")
 
             let leases = try await store.claim(limit: 2, worker: "w", lease: .seconds(60)).compactMap(\.lease)
             #expect(leases.count == 2)
             _ = try await store.heartbeat(leases, extendBy: .seconds(60))
             #expect(try await store.complete(leases[0]))
-            #expect(try await notifications(within: .milliseconds(500)) == 0, "claims, heartbeats and finishes wake nobody")
+            #expect(try await notifications() == 0, "claims, heartbeats and finishes wake nobody")
 
             #expect(try await store.release([leases[1]]) == [leases[1]])
-            #expect(try await notifications(within: .milliseconds(500)) == 1, "a job handed back is claimable again")
+            #expect(try await notifications() == 1, "a job handed back is claimable again")
             await listener.close()
             await client.shutdown()
         }

@@ -30,18 +30,15 @@ struct WorkerLivenessRescueTests {
     /// The process dies: its session ends, and PostgreSQL frees the lock once the backend is gone.
     static func die(_ session: PostgresConnection, key: Int32, _ client: PostgresClient) async throws {
         await session.close()
-        for _ in 0..<200 {
-            let held: Int = try await client.query(
+        try await poll(until: {
+            try await client.query(
                 """
                 SELECT count(*)::integer AS n FROM pg_locks
                 WHERE locktype = 'advisory' AND classid = \(Int64(RescuePolicy.lockNamespace))::bigint::oid AND objid = \(Int64(key))::bigint::oid
                   AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                 """
-            ).single().decode("n")
-            if held == 0 { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw TestEnvironmentError("the liveness lock \(key) was still held 2 s after its session closed")
+            ).single().decode("n", as: Int.self) == 0
+        }, "the liveness lock \(key) freed after its session closed")
     }
 
     @Test("a job whose worker's process died is taken back at once, before its lease ends, without using up an attempt")
@@ -75,11 +72,12 @@ struct WorkerLivenessRescueTests {
     func liveWorkerKeepsExpiredLease() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
             let id = try await store.enqueue(NewJob(kind: .chunk))
             let (_, session) = try await Self.liveWorker("paused", database)
             let lease = try #require(try await store.claim(limit: 1, worker: "paused", lease: .milliseconds(100)).first?.lease)
-            try await Task.sleep(for: .milliseconds(300))
+            clock.advance(by: .milliseconds(300))
 
             #expect(try await store.rescueExpired(policy: Self.atOnce).isEmpty, "SIGSTOP longer than the lease: the job stays")
             let due = try await WorkStore(client: client).heartbeatWorker(
@@ -97,7 +95,8 @@ struct WorkerLivenessRescueTests {
             #expect(hungIn <= 300 && hungIn >= 300 - sinceBeat.rounded(.up) - 1, "\(hungIn) s left, \(sinceBeat) s since the beat")
 
             // The process is still there but has not beaten for longer than the hang limit.
-            try await client.query("UPDATE workers SET last_heartbeat_at = now() - interval '301 seconds' WHERE id = 'paused'")
+            try await client.query(
+                "UPDATE workers SET last_heartbeat_at = \(clock.date)::timestamptz - interval '301 seconds' WHERE id = 'paused'")
             let rescued = try await store.rescueExpired(policy: Self.atOnce)
             #expect(rescued.map(\.id) == [id])
             #expect(try await store.attempts(ofJob: id).map(\.outcome) == [.leaseExpired], "a hang is charged like a failure")

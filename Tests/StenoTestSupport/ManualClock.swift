@@ -109,6 +109,15 @@ public final class ManualClock: MonotonicClock {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// Moves the clock on by `duration` and returns once as many sleeps wait as before: the code
+    /// under test has done what the time brought and waits again. For code whose every loop
+    /// goes back to a sleep on this clock, as a worker's and a server's services do.
+    public func advanceAndSettle(by duration: Duration) async {
+        let waiting = sleeperCount
+        advance(by: duration)
+        await sleepers(atLeast: waiting)
+    }
+
     /// Moves the clock to the nearest waiting deadline, if any, and ends the sleeps due then.
     @discardableResult
     public func advanceToNextDeadline() -> Duration? {

@@ -35,12 +35,11 @@ struct BackendOutageTests {
             }
             // Watched from a session of its own: inside the holder's transaction the view would not change.
             let watcher = try await PostgresConnection.connect(configuration: database.configuration)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try await watcher.query(
-                "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-            ).single().decode("n", as: Int.self) < 8, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await poll(until: {
+                try await watcher.query(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                ).single().decode("n", as: Int.self) >= 8
+            }, "the 8 recorders waiting on the lock")
             await watcher.close()
             try await holder.query("COMMIT")
             await holder.close()
@@ -69,18 +68,17 @@ struct BackendOutageTests {
                 let id = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
                 var sawPause = false
                 var sawOutageRow = false
-                let deadline = ContinuousClock.now + .seconds(120)
-                var state = "queued"
-                while ContinuousClock.now < deadline {
-                    state = try await db.mediaState(id).state
-                    if ["succeeded", "failed", "cancelled"].contains(state) { break }
+                // Watched until the media ends; 120 s bounds a hang.
+                let state = try await polled(within: .seconds(120)) { () -> String? in
+                    let state = try await db.mediaState(id).state
+                    if ["succeeded", "failed", "cancelled"].contains(state) { return state }
                     let message = try await client.query("SELECT status, status_message FROM workers").first
                     if try message?.decode("status", as: String.self) == "paused",
                        try message?.decode("status_message", as: String?.self)?.contains("is down") == true {
                         sawPause = true
                     }
                     if try await db.count("SELECT count(*) FROM backend_outages WHERE $1 > 0", 1) > 0 { sawOutageRow = true }
-                    try await Task.sleep(for: .milliseconds(100))
+                    return nil
                 }
                 let ended = try await db.mediaState(id)
                 #expect(state == "succeeded", "\(ended)")
@@ -117,13 +115,11 @@ struct BackendOutageTests {
             ) { worker in
                 let id = try await db.enqueue(FixtureBook.file("book.m4b").path)
                 var lowest = Double.infinity
-                let deadline = ContinuousClock.now + .seconds(120)
-                var state = "queued"
-                while ContinuousClock.now < deadline {
-                    state = try await db.mediaState(id).state
-                    if ["succeeded", "failed", "cancelled"].contains(state) { break }
+                let state = try await polled(within: .seconds(120)) { () -> String? in
+                    let state = try await db.mediaState(id).state
+                    if ["succeeded", "failed", "cancelled"].contains(state) { return state }
                     lowest = min(lowest, worker.runtime.requests.limit)
-                    try await Task.sleep(for: .milliseconds(20))
+                    return nil
                 }
                 let ended = try await db.mediaState(id)
                 #expect(state == "succeeded", "\(ended)")

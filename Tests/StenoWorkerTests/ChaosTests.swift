@@ -28,33 +28,22 @@ struct ChaosTests {
         var restarts = 0
         var terminated = 0
         var seconds = 0.0
-        /// For each `kill -9` of a worker that held jobs, how long until none was running under
-        /// its lease any more, and whether it fell in the start grace after the restart (the
-        /// worker had not taken its liveness lock again on the new server: a missing lock is then
-        /// no proof of death, and the lease takes the jobs back).
-        var requeues: [(seconds: Double, afterRestart: Bool)] = []
+        /// Workers killed with `kill -9` while they held jobs, and whether each had taken its
+        /// liveness lock on this server (outside the start grace after the restart, where a missing
+        /// lock is no proof of death and the lease takes the jobs back).
+        var victims: [(id: String, lockedHere: Bool)] = []
+        /// The attempts (job, attempt) that were running under each killed worker that had its
+        /// lock on this server, as the kill came.
+        var attemptsKilled: [(job: Int64, attempt: Int)] = []
+        /// Attempts of killed workers that had their lock on this server, taken back by their
+        /// lease instead of by their death: the death went unnoticed.
+        var deathsTakenByLease = 0
         /// Attempts taken back as `worker_died` from a worker that was never killed: a live
         /// worker robbed, which must never happen, restart or not.
         var diedButAlive = 0
         /// Attempts taken back as `lease_expired` from a worker that was never killed (a live
         /// worker whose lease ran out across the restart before it took its lock again).
         var expiredButAlive = 0
-    }
-
-    /// Polls until `victim` holds no running job; the time from `killed` to then, in seconds.
-    static func requeueTime(of victim: String, killed: ContinuousClock.Instant, database: TestDatabase) async -> Double? {
-        let client = database.client(maxConnections: 1)
-        defer { Task { await client.shutdown() } }
-        while ContinuousClock.now - killed < .seconds(60) {
-            if let held: Int = try? await client.query(
-                "SELECT count(*)::integer AS n FROM jobs WHERE state = 'running' AND lease_owner = \(victim)").single().decode("n"),
-                held == 0
-            {
-                return (ContinuousClock.now - killed).seconds
-            }
-            try? await Task.sleep(for: .milliseconds(25))
-        }
-        return nil
     }
 
     /// Counts the answers the backend gave (each one paid for at a paid backend).
@@ -130,13 +119,10 @@ struct ChaosTests {
         #expect(chaotic.lostToDatabase == 0, "\(chaotic.lostToDatabase) answers lost to the database restart")
         #expect(chaotic.discarded["database"] == nil)
         #expect(chaotic.diedButAlive == 0, "\(chaotic.diedButAlive) attempts of live workers were taken back as if their worker had died")
-        // A dead worker's jobs come back within a heartbeat and the confirmation delay, not a
-        // lease; in the start grace after the restart the lease takes them back instead.
-        let noticed = chaotic.requeues.filter { !$0.afterRestart }.map(\.seconds).sorted()
-        if !noticed.isEmpty {
-            let p90 = noticed[min(noticed.count - 1, Int((Double(noticed.count) * 0.9).rounded(.up)) - 1)]
-            #expect(p90 < 3, "requeue after kill -9: p90 \(p90) s of \(noticed)")
-        }
+        // A dead worker's jobs come back through its death, not its lease; in the start grace
+        // after the restart the lease takes them back instead. (How soon is bench/'s question:
+        // scripts/container-test measures it.)
+        #expect(chaotic.deathsTakenByLease == 0, "attempts of killed workers taken back by lease, not as deaths: \(chaotic.victims)")
         let recorded = chaotic.discarded.values.reduce(0, +)
         print("""
             chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(Self.books.count * Self.copies) books, \(chaotic.kills) kill -9, \(chaotic.restarts) PostgreSQL restart, \
@@ -144,7 +130,8 @@ struct ChaosTests {
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
             answered twice (\(recorded) thrown away by a live worker \(chaotic.discarded.sorted { $0.key < $1.key }), \
             \(chaotic.paidTwice - recorded) in flight at a kill or stop, \(chaotic.lostToDatabase) lost to the database); \
-            requeue after kill -9 \(chaotic.requeues.map { String(format: "%.2f s%@", $0.seconds, $0.afterRestart ? " (start grace)" : "") }), \
+            \(chaotic.victims.filter(\.lockedHere).count) kill(s) of a worker holding jobs noticed as deaths, \
+            \(chaotic.victims.filter { !$0.lockedHere }.count) in the start grace; \
             live workers' attempts taken back: \(chaotic.diedButAlive) as dead, \(chaotic.expiredButAlive) by lease; \
             \(String(format: "%.1f", chaotic.seconds)) s (fault-free: \(clean.requests) requests, \
             \(clean.paidTwice) answered twice, \(String(format: "%.1f", clean.seconds)) s)
@@ -185,7 +172,6 @@ struct ChaosTests {
                 return worker
             }
             var workers = try (0..<3).map { _ in try start() }
-            var requeueWatches: [Task<(Double, Bool)?, Never>] = []
             var killedIDs: [String] = []
             var client = database.client()
             var ids: [(String, Int64)] = []
@@ -195,14 +181,36 @@ struct ChaosTests {
                 }
             }
             let startedAt = ContinuousClock.now
-            let deadline = startedAt + .seconds(240)
-            var nextEvent = startedAt + .seconds(1)
             // The restart and the SIGTERM come between the first kills, while the books are in work.
             var events = chaos ? ["kill", "restart", "kill", "sigterm"] + Array(repeating: "kill", count: max(0, kills - 2)) : []
+            // Each fault comes once the fleet has stored three more answers since the last one,
+            // holds work, and has taken back what the killed workers held: faults land on a
+            // fleet at work, paced by its progress, not by a timer.
+            var answeredAtLastEvent = 0
+            func answered() async throws -> Int {
+                try await WorkerTestDatabase(client: client).count("SELECT count(*) FROM chunks WHERE state = 'succeeded' AND $1 > 0", 1)
+            }
             var finished = false
-            while ContinuousClock.now < deadline {
-                if !events.isEmpty, ContinuousClock.now >= nextEvent {
-                    switch events.removeFirst() {
+            while true {
+                // 240 s bounds a hang; it times nothing.
+                let next = try await polled(within: .seconds(240)) { () -> String? in
+                    guard let open = try? await WorkerTestDatabase(client: client).count(
+                        "SELECT count(*) FROM media WHERE state NOT IN ('succeeded', 'failed', 'cancelled') AND id > $1", 0)
+                    else { return nil }
+                    if open == 0 { return "finished" }
+                    guard !events.isEmpty, let done = try? await answered(), done >= answeredAtLastEvent + 3,
+                        let busy = try? await WorkerTestDatabase(client: client).count("SELECT count(*) FROM jobs WHERE state = 'running' AND $1 > 0", 1),
+                        busy > 0,
+                        let orphaned = try? await client.query(
+                            "SELECT count(*)::integer AS n FROM jobs WHERE state = 'running' AND lease_owner = ANY(\(killedIDs)::text[])"
+                        ).single().decode("n", as: Int.self),
+                        orphaned == 0
+                    else { return nil }
+                    return "event"
+                }
+                if next == "finished" { finished = true }
+                guard next == "event" else { break }
+                switch events.removeFirst() {
                     case "kill":
                         let victim = workers.remove(at: Int.random(in: 0..<workers.count))
                         // Whether the victim had taken its liveness lock on this server: if not (just
@@ -216,13 +224,13 @@ struct ChaosTests {
                         ).single()
                         let held: Int = (try? seen?.decode("held", as: Int.self)) ?? 0
                         let lockedHere: Bool = (try? seen?.decode("locked", as: Bool.self)) ?? false
-                        let killed = ContinuousClock.now
+                        let running = (try? await client.query(
+                            "SELECT id, attempt FROM jobs WHERE state = 'running' AND lease_owner = \(victim.id)"
+                        ).map { (job: try $0.decode("id", as: Int64.self), attempt: try $0.decode("attempt", as: Int.self)) }) ?? []
                         victim.signal(SIGKILL)
+                        if lockedHere { run.attemptsKilled += running }
                         killedIDs.append(victim.id)
-                        if held > 0 {
-                            let afterRestart = !lockedHere
-                            requeueWatches.append(Task { await Self.requeueTime(of: victim.id, killed: killed, database: database).map { ($0, afterRestart) } })
-                        }
+                        if held > 0 { run.victims.append((victim.id, lockedHere)) }
                         run.kills += 1
                         workers.append(try start())
                     case "restart":
@@ -237,23 +245,19 @@ struct ChaosTests {
                         #expect(status == 0, "SIGTERM: exit \(String(describing: status)): \(stopping.log)")
                         run.terminated += 1
                         workers.append(try start())
-                    }
-                    nextEvent = ContinuousClock.now + .seconds(2)
                 }
-                let open = try? await WorkerTestDatabase(client: client).count(
-                    "SELECT count(*) FROM media WHERE state NOT IN ('succeeded', 'failed', 'cancelled') AND id > $1", 0)
-                if open == 0 && events.isEmpty {
-                    finished = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(200))
+                answeredAtLastEvent = (try? await answered()) ?? answeredAtLastEvent
             }
             run.seconds = (ContinuousClock.now - startedAt).seconds
-            for watch in requeueWatches {
-                if let (seconds, afterRestart) = await watch.value { run.requeues.append((seconds, afterRestart)) }
+            for killed in run.attemptsKilled {
+                let outcome = try await client.query(
+                    "SELECT outcome FROM job_attempts WHERE job_id = \(killed.job) AND attempt = \(killed.attempt)"
+                ).first?.decode("outcome", as: String.self)
+                if outcome == "lease_expired" { run.deathsTakenByLease += 1 }
             }
             defer { workers.forEach { $0.signal(SIGKILL) } }
             #expect(finished, "the media did not finish within 240 s")
+            #expect(events.isEmpty, "the books finished before the faults \(events) came")
             let db = WorkerTestDatabase(client: client)
             for (book, id) in ids {
                 let ended = try await db.mediaState(id)

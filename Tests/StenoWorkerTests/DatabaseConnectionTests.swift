@@ -21,18 +21,14 @@ extension WorkerProcessTests {
         defer { Task { await sampling.shutdown() } }
         let sampler = Task { () throws -> Int in
             var peak = 0
-            while !Task.isCancelled {
-                let now: Int
-                do {
-                    now = try await sampling.query(
-                        "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = \(name) AND application_name = \(applicationName)"
-                    ).single().decode("n")
-                } catch {
-                    if Task.isCancelled { break }
-                    throw error
-                }
+            // Sampled as often as the poll looks, until the body is done.
+            _ = try? await polled(within: .seconds(3600)) { () throws -> Bool? in
+                guard !Task.isCancelled else { return true }
+                let now: Int = try await sampling.query(
+                    "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = \(name) AND application_name = \(applicationName)"
+                ).single().decode("n")
                 peak = max(peak, now)
-                try? await Task.sleep(for: .milliseconds(20))
+                return nil
             }
             return peak
         }

@@ -63,7 +63,7 @@ struct PayOnceTests {
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
-            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { _ in
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL) { worker in
                 let id = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
                 try await Self.waitFor("the chunk's upload") { backend.requestCount == 1 }
                 let holder = try await PostgresConnection.connect(configuration: database.configuration)
@@ -75,11 +75,11 @@ struct PayOnceTests {
                     ).first?.decode("n", as: Int64.self) == 1
                 }
                 // What a rescue does to a job whose lease expired: back to the queue, no owner;
-                // committed while the write still waits, and held past a heartbeat (every 2.5 s
-                // with the tests' 10 s lease), so that the worker sees its lease lost mid-write.
+                // committed while the write still waits, and held past two heartbeats (the first
+                // may have begun before it), so that the worker sees its lease lost mid-write.
                 try await client.query(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_at = now() WHERE media_id = \(id) AND kind = 'chunk'")
-                try await Task.sleep(for: .seconds(3))
+                try await db.waitForHeartbeats(2, of: worker.runtime.configuration.workerID)
                 try await holder.query("COMMIT")
                 await holder.close()
 
@@ -103,7 +103,8 @@ struct PayOnceTests {
             let chunk: Int64 = try await client.query(
                 "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds, state) VALUES (\(media), \(chapter), 0, 0, 30, 'running') RETURNING id"
             ).single().decode("id")
-            let store = WorkStore(client: client)
+            let clock = ManualClock(date: Date())
+            let store = WorkStore(client: client, time: .given(by: clock))
             #expect(try await store.markRunning(chunkID: chunk) == .started)
             try await store.holdAnswer(chunkID: chunk, for: .seconds(60))
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
@@ -115,16 +116,16 @@ struct PayOnceTests {
             try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(chunk)")
             try await store.holdAnswer(chunkID: chunk, for: .milliseconds(200))
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
-            try await Task.sleep(for: .milliseconds(300))
+            clock.advance(by: .milliseconds(199))
+            #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
+            clock.advance(by: .milliseconds(2))
             #expect(try await store.markRunning(chunkID: chunk) == .started)
         }
     }
 
     static func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(50))
+        guard try await polled(within: timeout, { try await condition() ? true : nil }) == true else {
+            throw TestEnvironmentError("timed out waiting for \(what)")
         }
     }
 }

@@ -23,10 +23,10 @@ struct RescueCascadeTests {
         return (media, chapter, chunk, job)
     }
 
-    /// Claims the job as `worker` with a lease of 50 ms and lets that lease run out.
-    private func claimAndLetTheLeaseExpire(_ client: PostgresClient, worker: String) async throws {
-        _ = try await JobStore(client: client).claim(limit: 1, worker: worker, lease: .milliseconds(50))
-        try await Task.sleep(for: .milliseconds(150))
+    /// Claims the job as `worker` with a lease of 50 ms and lets that lease run out on `clock`.
+    private func claimAndLetTheLeaseExpire(_ client: PostgresClient, worker: String, clock: ManualClock) async throws {
+        _ = try await JobStore(client: client, time: .given(by: clock)).claim(limit: 1, worker: worker, lease: .milliseconds(50))
+        clock.advance(by: .milliseconds(100))
     }
 
     private func state(_ client: PostgresClient, _ table: String, _ id: Int64) async throws -> (String, String?, String?) {
@@ -39,13 +39,14 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 2)
-            let jobs = JobStore(client: client)
-            let store = WorkStore(client: client)
+            let clock = ManualClock(date: Date())
+            let jobs = JobStore(client: client, time: .given(by: clock))
+            let store = WorkStore(client: client, time: .given(by: clock))
             for crash in 1...2 {
                 let claimed = try await jobs.claim(limit: 1, worker: "crashed-\(crash)", lease: .milliseconds(50))
                 #expect(claimed.map(\.id) == [rows.job])
                 try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(rows.chunk)")
-                try await Task.sleep(for: .milliseconds(150))
+                clock.advance(by: .milliseconds(100))
                 let rescued = try await store.rescueExpired()
                 #expect(rescued.map(\.state) == [crash == 1 ? .queued : .failed])
                 if crash == 1 {
@@ -68,7 +69,8 @@ struct RescueCascadeTests {
             #expect(outcome.requeuedChunks == 1)
             #expect(try await state(client, "media", rows.media).0 == "transcribing")
             #expect(try await state(client, "chunks", rows.chunk).0 == "queued")
-            #expect(try await jobs.claim(limit: 1, worker: "alive", lease: .seconds(60)).map(\.id) == [rows.job])
+            // The retry queued it on the database's clock: claimed on that clock too.
+            #expect(try await JobStore(client: client).claim(limit: 1, worker: "alive", lease: .seconds(60)).map(\.id) == [rows.job])
             await client.shutdown()
         }
     }
@@ -78,12 +80,13 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 5)
-            let jobs = JobStore(client: client)
+            let clock = ManualClock(date: Date())
+            let jobs = JobStore(client: client, time: .given(by: clock))
             _ = try await jobs.claim(limit: 1, worker: "crashed", lease: .milliseconds(50))
             try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(rows.chunk)")
             try await client.query("UPDATE jobs SET cancel_requested = true WHERE id = \(rows.job)")
-            try await Task.sleep(for: .milliseconds(150))
-            #expect(try await WorkStore(client: client).rescueExpired().map(\.state) == [.cancelled])
+            clock.advance(by: .milliseconds(100))
+            #expect(try await WorkStore(client: client, time: .given(by: clock)).rescueExpired().map(\.state) == [.cancelled])
             #expect(try await state(client, "chunks", rows.chunk).0 == "cancelled")
             await client.shutdown()
         }
@@ -94,8 +97,9 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 5)
-            try await claimAndLetTheLeaseExpire(client, worker: "slow-but-alive")
-            let store = WorkStore(client: client)
+            let clock = ManualClock(date: Date())
+            try await claimAndLetTheLeaseExpire(client, worker: "slow-but-alive", clock: clock)
+            let store = WorkStore(client: client, time: .given(by: clock))
             #expect(try await store.rescueExpired(sparing: "slow-but-alive", running: [rows.job]).isEmpty)
             #expect(try await store.rescueExpired(sparing: "another-worker", running: [rows.job]).map(\.id) == [rows.job])
             await client.shutdown()
@@ -107,8 +111,9 @@ struct RescueCascadeTests {
         try await TestDatabase.with { database in
             let client = database.client()
             let rows = try await chunkJob(client, maxAttempts: 5)
-            try await claimAndLetTheLeaseExpire(client, worker: "only-worker")
-            let rescued = try await WorkStore(client: client).rescueExpired(sparing: "only-worker", running: [])
+            let clock = ManualClock(date: Date())
+            try await claimAndLetTheLeaseExpire(client, worker: "only-worker", clock: clock)
+            let rescued = try await WorkStore(client: client, time: .given(by: clock)).rescueExpired(sparing: "only-worker", running: [])
             #expect(rescued.map(\.id) == [rows.job])
             #expect(rescued.map(\.state) == [.queued])
             await client.shutdown()

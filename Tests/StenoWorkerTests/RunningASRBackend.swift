@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import StenoASR
 import StenoTestSupport
+import Testing
 
 /// A steno-asr server on a free port of 127.0.0.1, in-process, for the duration of a test.
 struct RunningASRBackend {
@@ -36,12 +37,8 @@ struct RunningASRBackend {
     }
 
     private func waitUntilReady() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            let probe = try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(baseURL)/healthz"])
-            if probe.standardOutput == "200" { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestEnvironmentError("steno-asr did not load its model within 60 s")
+        try await poll(until: {
+            try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "\(baseURL)/healthz"]).standardOutput == "200"
+        }, "steno-asr's model loaded")
     }
 }

@@ -21,13 +21,12 @@ struct RunningWorker {
     /// returns once the HTTP server listens, and on a loaded machine the worker has then not
     /// always read the schema yet.
     func waitUntilPresent(_ client: PostgresClient, within limit: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await client.query(
-            "SELECT 1 AS present FROM workers WHERE id = \(workerID) AND liveness_locked_at IS NOT NULL"
-        ).isEmpty {
-            guard ContinuousClock.now < deadline else { throw TestEnvironmentError("worker \(workerID) was not present within \(limit)") }
-            try await Task.sleep(for: .milliseconds(50))
+        let present = try await polled(within: limit) {
+            try await client.query(
+                "SELECT 1 AS present FROM workers WHERE id = \(workerID) AND liveness_locked_at IS NOT NULL"
+            ).isEmpty ? nil : true
         }
+        guard present == true else { throw TestEnvironmentError("worker \(workerID) was not present within \(limit)") }
     }
 
     static func with<Result>(

@@ -40,8 +40,7 @@ struct WorkerEndToEndTests {
                     let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"])
                     let ended = try await db.mediaState(mediaID)
                     #expect(state == "succeeded", "media ended \(ended)")
-                    try await Task.sleep(for: .milliseconds(300))
-                    #expect(notified.withLock { $0 }.contains(String(mediaID)), "NOTIFY steno_media '\(mediaID)' was not sent")
+                    try await poll(until: { notified.withLock { $0 }.contains(String(mediaID)) }, "NOTIFY steno_media '\(mediaID)'")
 
                     let chapters = try await db.chapters(mediaID)
                     #expect(chapters.count == book.chapters.count)

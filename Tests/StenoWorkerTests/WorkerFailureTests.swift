@@ -91,24 +91,22 @@ struct WorkerFailureTests {
                 database: database, backendURL: backend.baseURL, configure: { $0.configurationPause = .seconds(60) }
             ) { worker in
                 let mediaID = try await db.enqueue(bookPath)
-                let deadline = ContinuousClock.now + .seconds(30)
-                var status = ""
-                while ContinuousClock.now < deadline {
-                    // The body starts once the HTTP port is up; the row comes when the worker has
-                    // checked the schema and registered, a moment later.
-                    status = try await client.query("SELECT status FROM workers WHERE id = \(worker.runtime.configuration.workerID)")
-                        .first?.decode("status") ?? ""
-                    if status == "paused" { break }
-                    try await Task.sleep(for: .milliseconds(100))
+                // The body starts once the HTTP port is up; the row comes when the worker has
+                // checked the schema and registered, a moment later.
+                let status = try await polled {
+                    try await client.query("SELECT status FROM workers WHERE id = \(worker.runtime.configuration.workerID)")
+                        .first?.decode("status", as: String.self) == "paused" ? "paused" : nil
                 }
                 #expect(status == "paused")
                 let paused: String = try await client.query(
                     "SELECT paused_backends::text AS paused FROM workers WHERE id = \(worker.runtime.configuration.workerID)"
                 ).single().decode("paused")
                 #expect(paused.contains("test-backend"))
-                // Give the worker time to (wrongly) burn through the queue, then check it did not.
+                // Give the worker its turns to (wrongly) burn through the queue: a wake-up for the
+                // claimer, and two heartbeats, each of which sets its next claim; then check it did not.
                 let requests = backend.requestCount
-                try await Task.sleep(for: .seconds(2))
+                try await client.query("SELECT pg_notify('steno_jobs', '')")
+                try await db.waitForHeartbeats(2, of: worker.runtime.configuration.workerID)
                 #expect(backend.requestCount == requests, "chunk jobs were still sent while paused")
                 #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'failed'", mediaID) == 0)
                 #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'queued'", mediaID) > 0)
@@ -149,17 +147,13 @@ struct WorkerFailureTests {
             let db = WorkerTestDatabase(client: client)
             var workerID = ""
             var mediaID: Int64 = 0
-            let started = ContinuousClock.now
+            // The backend hangs: only the drain's hand-back ends the shutdown (the suite's time
+            // limit bounds a hang), and the jobs it held are queued again below.
             try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.gracePeriod = .milliseconds(500) }) { worker in
                 workerID = worker.runtime.configuration.workerID
                 mediaID = try await db.enqueue(bookPath)
-                let deadline = ContinuousClock.now + .seconds(60)
-                while backend.requestCount == 0 && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                #expect(backend.requestCount > 0)
+                try await poll(until: { backend.requestCount > 0 }, "a chunk's upload")
             }
-            #expect(ContinuousClock.now - started < .seconds(30))
             #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'running'", mediaID) == 0)
             #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chunk' AND state = 'queued'", mediaID) > 0)
             #expect(try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'failed'", mediaID) == 0)
@@ -250,12 +244,9 @@ extension WorkerFailureTests {
             // `steno focus 2` before any worker ran: stored on the media, applied as jobs appear.
             _ = try await AdminStore(client: client).focus(mediaID: mediaID, chapter: 2)
             try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.concurrency = 1 }) { _ in
-                let deadline = ContinuousClock.now + .seconds(60)
-                while try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chapter' AND state = 'succeeded'", mediaID) < 1,
-                    ContinuousClock.now < deadline
-                {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+                try await poll(until: {
+                    try await db.count("SELECT count(*) FROM jobs WHERE media_id = $1 AND kind = 'chapter' AND state = 'succeeded'", mediaID) >= 1
+                }, "a chapter planned")
                 let rows = try await client.query(
                     """
                     SELECT c.index, j.kind, max(j.priority) AS priority FROM jobs j JOIN chapters c ON c.id = j.chapter_id
@@ -295,18 +286,15 @@ extension WorkerFailureTests {
             let db = WorkerTestDatabase(client: client)
             try await RunningWorker.with(
                 database: database, backendURL: backend.baseURL, configure: { $0.webhookURL = "\(hook.baseURL)/steno-done" }
-            ) { _ in
+            ) { worker in
                 let mediaID = try await db.enqueue(bookPath, chapters: .first)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(60)) == "succeeded")
-                let deadline = ContinuousClock.now + .seconds(20)
-                while try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 0,
-                    ContinuousClock.now < deadline
-                {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                #expect(try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 1)
-                // Once more after the poll interval has passed a few times: still exactly two calls (the 500 and the 200).
-                try await Task.sleep(for: .seconds(3))
+                try await poll(until: {
+                    try await db.count("SELECT count(*) FROM media WHERE id = $1 AND notified_at IS NOT NULL", mediaID) == 1
+                }, "the media marked notified")
+                // Once more after the worker has read its notices again (each heartbeat sets when):
+                // still exactly two calls (the 500 and the 200).
+                try await db.waitForHeartbeats(2, of: worker.runtime.configuration.workerID)
                 let requests = hook.requests
                 #expect(requests.count == 2)
                 #expect(requests.allSatisfy { $0.head.path == "/steno-done" })

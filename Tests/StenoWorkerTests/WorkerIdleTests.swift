@@ -12,18 +12,20 @@ import Testing
 /// its own, several times its heartbeat's rate.)
 @Suite("Worker idle load", .serialized, .timeLimit(.minutes(5)))
 struct WorkerIdleTests {
-    /// The statements run in the test database over `window`, by text, from pg_stat_statements
-    /// (which `scripts/pg-cluster` loads). Unlike `pg_stat_database`'s transaction counts, these
-    /// leave out autovacuum's visits and count each statement the worker sends, by what it is.
-    private func statements(_ client: PostgresClient, over window: Duration) async throws -> [String: Int64] {
-        try await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        try await client.query(
+    /// The statements run in the test database over the worker's next `beats` heartbeats, by
+    /// text, from pg_stat_statements (which `scripts/pg-cluster` loads). Unlike
+    /// `pg_stat_database`'s transaction counts, these leave out autovacuum's visits and count each
+    /// statement the worker sends, by what it is; the test's own reads are left out by name.
+    private func statements(_ db: WorkerTestDatabase, of workerID: String, over beats: Int) async throws -> [String: Int64] {
+        try await db.client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        try await db.client.query(
             "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
-        try await Task.sleep(for: window)
-        let rows = try await client.query(
+        try await db.waitForHeartbeats(beats, of: workerID)
+        let rows = try await db.client.query(
             """
             SELECT query, sum(calls)::bigint AS calls FROM pg_stat_statements
-            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%steno_test_beat%'
             GROUP BY query
             """)
         var calls: [String: Int64] = [:]
@@ -31,16 +33,14 @@ struct WorkerIdleTests {
         return calls
     }
 
-    /// Checks that the worker sent its heartbeat about once per heartbeat interval over `window`
-    /// and nothing else.
-    private func expectOnlyHeartbeats(_ calls: [String: Int64], over window: Duration, when: String) {
+    /// Checks that the worker sent its heartbeat once per beat waited for, and nothing else.
+    private func expectOnlyHeartbeats(_ calls: [String: Int64], over beats: Int, when: String) {
         let summary = calls.map { "\($0.value)x \($0.key.prefix(60).replacingOccurrences(of: "\n", with: " "))" }.sorted()
         print("idle worker, \(when): \(summary)")
         let heartbeats = calls.filter { $0.key.contains("UPDATE workers SET status") }.values.reduce(0, +)
         let others = calls.filter { !$0.key.contains("UPDATE workers SET status") }
-        // lease 10 s: a heartbeat every 2.5 s.
-        let expected = window.seconds / 2.5
-        #expect(Double(heartbeats) >= expected - 2 && Double(heartbeats) <= expected + 1, "\(when): \(heartbeats) heartbeats in \(window)")
+        // One beat may have been on its way when the counts were reset.
+        #expect(heartbeats >= Int64(beats) && heartbeats <= Int64(beats) + 1, "\(when): \(heartbeats) heartbeats over \(beats) beats")
         #expect(others.isEmpty, "\(when): an idle worker sent more than its heartbeat: \(summary)")
     }
 
@@ -55,17 +55,19 @@ struct WorkerIdleTests {
                 // these tests, rescues every 2 s: 2.9 statements a second, against the heartbeat's
                 // 0.4); a stale wake-up once made it thousands.
                 try await RunningWorker.with(database: database, backendURL: asr.baseURL) { worker in
-                    // Present, then 2 s for its first claims and its first look for notices.
+                    // Present, then a beat for its first claims and its first look for notices,
+                    // which the beat sets.
+                    let id = worker.runtime.configuration.workerID
                     try await worker.waitUntilPresent(client)
-                    try await Task.sleep(for: .seconds(2))
-                    expectOnlyHeartbeats(try await statements(client, over: .seconds(12)), over: .seconds(12), when: "fresh")
+                    try await db.waitForHeartbeats(1, of: id)
+                    expectOnlyHeartbeats(try await statements(db, of: id, over: 5), over: 5, when: "fresh")
 
                     let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
                     #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                     // A notification that brings no job must not leave the worker spinning either.
                     try await client.query("SELECT pg_notify('steno_jobs', '')")
-                    try await Task.sleep(for: .seconds(3))
-                    expectOnlyHeartbeats(try await statements(client, over: .seconds(12)), over: .seconds(12), when: "after a media")
+                    try await db.waitForHeartbeats(1, of: id)
+                    expectOnlyHeartbeats(try await statements(db, of: id, over: 5), over: 5, when: "after a media")
                 }
             }
         }

@@ -32,12 +32,7 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// Waits for the process to exit and returns its status, or nil after `timeout`.
     func waitForExit(timeout: Duration) async throws -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return process.terminationStatus
+        try await polled(within: timeout) { process.isRunning ? nil : process.terminationStatus }
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }

@@ -32,31 +32,24 @@ struct WorkerProcessTests {
                 let survivor = try WorkerProcess(id: "surviving-worker", environment: environment)
                 let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
                 // Kill the first worker while it holds a chunk job.
-                let deadline = ContinuousClock.now + .seconds(60)
-                var held = 0
-                while held == 0 && ContinuousClock.now < deadline {
-                    held = try await client.query(
+                let holding = try await polled {
+                    let held: Int = try await client.query(
                         "SELECT count(*) FROM jobs WHERE media_id = \(mediaID) AND kind = 'chunk' AND state = 'running' AND lease_owner = \(doomed.id)"
                     ).single().decode("count")
-                    if held == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                    return held > 0 ? held : nil
                 }
-                #expect(held > 0, "the first worker never held a chunk job: \(doomed.log)")
-                let killed = ContinuousClock.now
+                let held = try #require(holding, "the first worker never held a chunk job: \(doomed.log)")
                 doomed.signal(SIGKILL)
                 // Requeued: no job is running under the dead worker's lease any more.
-                var orphaned = held
-                while orphaned > 0 && ContinuousClock.now - killed < .seconds(30) {
-                    try await Task.sleep(for: .milliseconds(20))
-                    orphaned = try await client.query(
-                        "SELECT count(*) FROM jobs WHERE state = 'running' AND lease_owner = \(doomed.id)").single().decode("count")
-                }
-                let requeue = ContinuousClock.now - killed
-                print("kill -9 -> its \(held) job(s) taken back in \(requeue) (lease 10 s)")
-                #expect(orphaned == 0)
-                // At most one heartbeat interval (2.5 s) until the survivor sees the lock gone,
-                // then the confirmation delay (0.5 s): 3 s and the statements' time, against the
-                // lease's 10-12.5 s before. The chaos test bounds the p90 over many kills.
-                #expect(requeue < .seconds(4), "the survivor took \(requeue) to take the dead worker's jobs back: \(survivor.log)")
+                try await poll(until: {
+                    try await client.query(
+                        "SELECT count(*) FROM jobs WHERE state = 'running' AND lease_owner = \(doomed.id)").single().decode("count", as: Int.self) == 0
+                }, "the dead worker's jobs taken back")
+                // Taken back as a death the survivor saw (its lock gone), not by the lease running
+                // out: how soon is scripts/container-test's measurement, not this test's.
+                let outcomes = try await client.query(
+                    "SELECT DISTINCT outcome FROM job_attempts WHERE worker = \(doomed.id) AND outcome <> 'succeeded'").map { try $0.decode("outcome", as: String.self) }
+                #expect(outcomes == ["worker_died"], "the dead worker's attempts ended \(outcomes): \(survivor.log)")
                 #expect(try await doomed.waitForExit(timeout: .seconds(10)) != nil)
 
                 let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150))
@@ -118,13 +111,10 @@ struct WorkerProcessTests {
             try await db.waitForServerUptime(5)
             let paused = try WorkerProcess(id: "paused-worker", environment: environment)
             let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
-            var job: Int64?
-            let deadline = ContinuousClock.now + .seconds(60)
-            while job == nil && ContinuousClock.now < deadline {
-                job = try await client.query(
+            let job: Int64? = try await polled {
+                try await client.query(
                     "SELECT id FROM jobs WHERE media_id = \(mediaID) AND kind = 'chunk' AND state = 'running' AND lease_owner = 'paused-worker'"
                 ).first?.decode("id")
-                if job == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
             let held = try #require(job, "the worker never held a chunk job: \(paused.log)")
             // Started after the claim, so that this one is the rescuer, heartbeating every 0.5 s.
@@ -134,7 +124,16 @@ struct WorkerProcessTests {
                 rescuer.signal(SIGKILL)
             }
             paused.signal(SIGSTOP)
-            try await Task.sleep(for: .seconds(6))
+            // Until the lease has run out and the rescuer has looked twice since: a rescuer that
+            // took jobs of live workers for their expired leases would have taken it by then.
+            try await poll(until: {
+                try await client.query(
+                    """
+                    SELECT j.lease_expires_at + interval '1 second' < w.last_heartbeat_at AS seen
+                    FROM jobs j, workers w WHERE j.id = \(held) AND w.id = 'rescuing-worker'
+                    """
+                ).first?.decode("seen", as: Bool?.self) == true
+            }, "the rescuer's heartbeats after the paused worker's lease ran out")
             let owner: String? = try await client.query("SELECT lease_owner FROM jobs WHERE id = \(held)").single().decode("lease_owner")
             let expired: Bool = try await client.query(
                 "SELECT lease_expires_at < now() AS expired FROM jobs WHERE id = \(held)").single().decode("expired")
@@ -142,15 +141,12 @@ struct WorkerProcessTests {
             #expect(expired, "its lease ran out while it was paused")
             paused.signal(SIGCONT)
 
-            let ended = ContinuousClock.now + .seconds(60)
-            var attempts: [(worker: String, outcome: String)] = []
-            while ContinuousClock.now < ended {
-                attempts = try await client.query("SELECT worker, outcome FROM job_attempts WHERE job_id = \(held) ORDER BY attempt").map {
+            let attempts: [(worker: String, outcome: String)] = try await polled {
+                let attempts = try await client.query("SELECT worker, outcome FROM job_attempts WHERE job_id = \(held) ORDER BY attempt").map {
                     (try $0.decode("worker", as: String.self), try $0.decode("outcome", as: String.self))
                 }
-                if !attempts.isEmpty { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
+                return attempts.isEmpty ? nil : attempts
+            } ?? []
             #expect(attempts.map(\.worker) == ["paused-worker"], "\(attempts)")
             #expect(attempts.map(\.outcome) == ["succeeded"], "\(attempts): \(paused.log)")
             let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(120))
@@ -158,7 +154,7 @@ struct WorkerProcessTests {
         }
     }
 
-    @Test("SIGTERM while the database is down: the worker still exits within its grace period plus 10 s, and its jobs come back once the database does")
+    @Test("SIGTERM while the database is down: the worker still exits, and its jobs come back once the database does")
     func drainWithoutADatabase() async throws {
         let backend = try FaultServer(replies: [], then: .hang)
         defer { backend.stop() }
@@ -175,33 +171,25 @@ struct WorkerProcessTests {
             let client = database.client()
             let db = WorkerTestDatabase(client: client)
             let mediaID = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
-            let uploading = ContinuousClock.now + .seconds(60)
-            while backend.requestCount == 0 && ContinuousClock.now < uploading {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await poll(until: { backend.requestCount > 0 }, "the chunk's upload")
             try #require(backend.requestCount > 0, "the worker never uploaded the chunk: \(worker.log)")
             await client.shutdown()
 
             try await cluster.stopServer()
-            let signalled = ContinuousClock.now
             worker.signal(SIGTERM)
-            let status = try await worker.waitForExit(timeout: .seconds(40))
-            let took = ContinuousClock.now - signalled
-            #expect(status != nil, "steno-worker still running 40 s after SIGTERM with its database down: \(worker.log)")
-            #expect(took < .seconds(12), "the shutdown took \(took) (grace 2 s): \(worker.log)")
+            // 120 s bounds a hang; how soon it exits is the service group's shutdown limit
+            // (WorkerRuntime.shutdownLimit: grace + hand-back + 2 s), not a figure to time here.
+            let status = try await worker.waitForExit(timeout: .seconds(120))
+            #expect(status != nil, "steno-worker still running 120 s after SIGTERM with its database down: \(worker.log)")
 
             // Back up: the chunk job was handed back, or its lease runs out and it is free again.
             try await cluster.startServer()
             let after = database.client()
             defer { Task { await after.shutdown() } }
-            let freed = ContinuousClock.now + .seconds(30)
-            var held = 1
-            while held > 0 && ContinuousClock.now < freed {
-                held = try await WorkerTestDatabase(client: after).count(
-                    "SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'running' AND lease_expires_at > now()", mediaID)
-                try await Task.sleep(for: .milliseconds(200))
-            }
-            #expect(held == 0, "a job stayed held by the stopped worker")
+            try await poll(until: {
+                try await WorkerTestDatabase(client: after).count(
+                    "SELECT count(*) FROM jobs WHERE media_id = $1 AND state = 'running' AND lease_expires_at > now()", mediaID) == 0
+            }, "the stopped worker's jobs free again")
         }
     }
 }

@@ -33,13 +33,12 @@ struct WorkerSettingsProcessTests {
                     "STENO_DATABASE_URL": database.configuration.connectionString, "STENO_BACKEND_URL": "http://127.0.0.1:9",
                     "STENO_WORKER_HTTP_HOST": "127.0.0.1", "STENO_WORKER_HTTP_PORT": String(port), "STENO_LOG_LEVEL": "info",
                 ])
-            let deadline = ContinuousClock.now + .seconds(20)
             var answered = false
-            while !answered && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            try await poll(until: {
                 let curl = try await ChildProcess.run("/usr/bin/curl", ["-fsS", "http://127.0.0.1:\(port)/healthz"])
                 answered = curl.status == 0 && curl.standardOutput == "ok\n"
-            }
+                return answered
+            }, "the worker's /healthz")
             #expect(answered, "\(worker.log)")
             #expect(worker.log.contains("127.0.0.1"), "\(worker.log)")
             worker.signal(SIGTERM)

@@ -3,6 +3,7 @@ import StenoCore
 import StenoPostgres
 import StenoStore
 import StenoTestSupport
+import Testing
 
 /// Reads the worker's results the way the CLI and reports do, with plain SQL.
 struct WorkerTestDatabase {
@@ -24,11 +25,11 @@ struct WorkerTestDatabase {
     @discardableResult
     /// Polls until the media reaches one of `states`; the limit bounds a hang (the suites allow 5 minutes a test), it times nothing.
     func waitForMedia(_ id: Int64, in states: Set<String>, timeout: Duration = .seconds(280)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        if let state = try await polled(within: timeout, {
             let state = try await mediaState(id).state
-            if states.contains(state) { return state }
-            try await Task.sleep(for: .milliseconds(200))
+            return states.contains(state) ? state : nil
+        }) {
+            return state
         }
         let jobs = try await client.query(
             "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = \(id) GROUP BY 1, 2 ORDER BY 1, 2")
@@ -68,18 +69,34 @@ struct WorkerTestDatabase {
     /// Waits until the server has been up for `seconds`: a worker takes a missing liveness lock
     /// for a death only then (`RescuePolicy.startGrace`), and a test may start beside a young cluster.
     func waitForServerUptime(_ seconds: Double) async throws {
-        let up: Double = try await client.query(
-            "SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS up").single().decode("up")
-        if up < seconds { try await Task.sleep(for: .seconds(seconds - up + 0.2)) }
+        try await poll(until: {
+            try await client.query(
+                "SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS up").single().decode("up", as: Double.self) > seconds
+        }, within: .seconds(seconds + 60), "the server up for \(seconds) s")
+    }
+
+    /// Waits until the worker has sent `count` more heartbeats: each beat also sets when the
+    /// worker next claims, rescues and reads its notices, so a test that waits for two of them
+    /// has given the worker its turns to act, without guessing a time for it. (The column is
+    /// named `steno_test_beat`, so that statement counts can leave these reads out.)
+    func waitForHeartbeats(_ count: Int, of workerID: String) async throws {
+        for _ in 0..<count {
+            let last: Double = try await client.query(
+                "SELECT extract(epoch FROM last_heartbeat_at)::float8 AS steno_test_beat FROM workers WHERE id = \(workerID)").single().decode("steno_test_beat")
+            try await poll(until: {
+                try await client.query(
+                    "SELECT extract(epoch FROM last_heartbeat_at)::float8 AS steno_test_beat FROM workers WHERE id = \(workerID)"
+                ).single().decode("steno_test_beat", as: Double.self) > last
+            }, "a heartbeat of worker \(workerID)")
+        }
     }
 
     /// Waits until no job of the media is queued or running.
     func waitForQuietJobs(_ id: Int64, timeout: Duration = .seconds(120)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state IN ('queued', 'running')", id) == 0 { return }
-            try await Task.sleep(for: .milliseconds(100))
+        let quiet = try await polled(within: timeout) {
+            try await count("SELECT count(*) FROM jobs WHERE media_id = $1 AND state IN ('queued', 'running')", id) == 0 ? true : nil
         }
+        if quiet == true { return }
         throw TestEnvironmentError("jobs of media \(id) were still active after \(timeout)")
     }
 

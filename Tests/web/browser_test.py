@@ -117,7 +117,9 @@ class Browser:
         for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
             self.size(size)
             self.js("window.scrollTo(0, 0)")
-            time.sleep(0.3)
+            # Two animation frames: the page has laid out and painted at this size.
+            self.driver.execute_async_script(
+                "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done()))")
             path = os.path.join(self.screenshots, f"{name}-{label}-{size[0]}x{size[1]}.png")
             self.driver.save_screenshot(path)
             # Nothing may stick out sideways: a phone scrolls down, never across (tables
@@ -307,7 +309,9 @@ def main():
                          f"a click on a word at {word_start} s did not seek there")
         browser.js("arguments[0].currentTime = Number(document.querySelector('.segment').dataset.start); arguments[0].play()", player)
         browser.wait(lambda: browser.js("return !arguments[0].paused && arguments[0].currentTime > 0", player), 10, "the player did not play")
-        time.sleep(1.5)
+        # A second played: the highlight has followed the time at least once.
+        played_from = browser.js("return arguments[0].currentTime", player)
+        browser.wait(lambda: browser.js("return arguments[0].currentTime", player) > played_from + 1, 10, "the player did not play on")
         now = browser.js("return arguments[0].currentTime", player)
         highlighted = browser.all(".segment.now")
         check(len(highlighted) == 1, f"{len(highlighted)} segments are highlighted while playing at {now:.2f} s")

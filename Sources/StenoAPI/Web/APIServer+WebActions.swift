@@ -9,7 +9,8 @@ extension APIServer {
     // MARK: Signing in and out
 
     func signInPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        try signInForm(next: WebPages.query(request)["next"], problem: nil, notice: WebPages.query(request)["did"], request: request)
+        let query = try WebPages.query(request)
+        return try signInForm(next: query["next"], problem: nil, notice: query["did"], request: request)
     }
 
     private func signInForm(next: String?, problem: String?, notice: String? = nil, status: HTTPResponse.Status = .ok, request: Request) throws -> Response {
@@ -78,7 +79,7 @@ extension APIServer {
     /// `GET /confirm`: what an action will do, and the form that does it.
     func confirmPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let query = WebPages.query(request)
+        let query = try WebPages.query(request)
         let action = query["action"] ?? ""
         let chrome = WebChrome(principal: principal, session: context.webSession, section: .media)
         switch action {
@@ -208,7 +209,7 @@ extension APIServer {
     /// the key's scope must allow it too (a read key sees, an admin key acts).
     private func checkedForm(
         _ request: Request, _ context: APIRequestContext, needs scope: APIScope = .read
-    ) async throws -> (form: FormURLEncoded, principal: APIPrincipal) {
+    ) async throws -> (form: WebFields, principal: APIPrincipal) {
         let principal = try context.require(scope)
         guard let session = context.webSession else { throw APIError(.unauthorized, code: "signed_out", "sign in to the web view first") }
         let form = try await Self.form(request, context)
@@ -220,16 +221,16 @@ extension APIServer {
         return (form, principal)
     }
 
-    private func checkedForm(_ request: Request, _ context: APIRequestContext) async throws -> (form: FormURLEncoded, session: WebSessionToken) {
+    private func checkedForm(_ request: Request, _ context: APIRequestContext) async throws -> (form: WebFields, session: WebSessionToken) {
         let (form, _) = try await checkedForm(request, context, needs: .read)
         return (form, context.webSession!)
     }
 
-    static func form(_ request: Request, _ context: APIRequestContext) async throws -> FormURLEncoded {
+    static func form(_ request: Request, _ context: APIRequestContext) async throws -> WebFields {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false else {
             throw APIError(.unsupportedMediaType, code: "not_a_form", "send the page's form (application/x-www-form-urlencoded)")
         }
         let body = try await request.body.collect(upTo: 64 << 10)
-        return FormURLEncoded(String(buffer: body))
+        return try WebFields(String(buffer: body), from: .form)
     }
 }

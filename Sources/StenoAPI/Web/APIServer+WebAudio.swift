@@ -55,7 +55,7 @@ extension APIServer {
     func download(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let id = try mediaID(context)
-        let query = WebPages.query(request)
+        let query = try WebPages.query(request)
         let export = try await exportTranscript(id, tenant: principal.tenant, format: query["format"] ?? "txt", chapter: query["chapter"])
         let name = export.name + (export.format == .podcast ? ".podcast.json" : "." + export.format.rawValue)
         return Response(

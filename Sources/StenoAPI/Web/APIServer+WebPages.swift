@@ -16,14 +16,14 @@ extension APIServer {
         let overview = try await store.overview(tenant: principal.tenant, includeFleet: principal.scope.allows(.admin))
         let chrome = WebChrome(
             principal: principal, session: context.webSession, section: .overview,
-            notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
+            notice: WebChrome.notice(for: try WebPages.query(request)["did"]), live: true)
         return try page("overview", OverviewView(overview, chrome: chrome), timedSince: start)
     }
 
     func mediaListPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let start = ContinuousClock.now
-        let query = WebPages.query(request)
+        let query = try WebPages.query(request)
         // A form's empty choice ("any state") is no filter.
         let state = query["state"].flatMap { $0.isEmpty ? nil : $0 }
         let priority = query["priority"].flatMap { $0.isEmpty ? nil : $0 }
@@ -68,7 +68,7 @@ extension APIServer {
         let attempts = try await store.unsuccessfulAttempts(of: id)
         let chrome = WebChrome(
             principal: principal, session: context.webSession, section: .media,
-            notice: WebChrome.notice(for: WebPages.query(request)["did"]), live: true)
+            notice: WebChrome.notice(for: try WebPages.query(request)["did"]), live: true)
         let view = MediaView(
             media: media, chapters: try await chapters, holds: media.state.isFinished ? [] : try await holds, attempts: attempts, chrome: chrome)
         return try page("media", view, timedSince: start)
@@ -78,7 +78,7 @@ extension APIServer {
         let principal = try context.require(.read)
         let id = try mediaID(context)
         let start = ContinuousClock.now
-        let query = WebPages.query(request)
+        let query = try WebPages.query(request)
         let chapter = try Self.integer(query["chapter"], field: "chapter", in: 1...100_000)
         let from = try Self.integer(query["from"], field: "from", in: 0...100_000_000)
         var time: Double?
@@ -99,7 +99,7 @@ extension APIServer {
     func searchPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let start = ContinuousClock.now
-        let query = WebPages.query(request)
+        let query = try WebPages.query(request)
         let text = (query["q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let language = query["language"].flatMap { $0.isEmpty ? nil : $0 }
         let speaker = query["speaker"].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }

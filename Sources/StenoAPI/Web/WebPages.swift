@@ -83,7 +83,7 @@ enum WebPages {
 extension WebPages {
     /// A page's query string as a browser's form sends it: `+` is a space (Hummingbird's
     /// `queryParameters` keeps it as a plus, which would search for "harbor+boats").
-    static func query(_ request: Request) -> FormURLEncoded {
-        FormURLEncoded(request.uri.query ?? "")
+    static func query(_ request: Request) throws -> WebFields {
+        try WebFields(request.uri.query ?? "", from: .query)
     }
 }

@@ -72,6 +72,9 @@ public final class ResourcePool<Resource: Sendable>: Sendable {
     /// How many callers are waiting for a resource.
     public var waitingCount: Int { state.withLock { $0.waiters.count } }
 
+    /// How many resources are lent out (or being made for a caller) now.
+    public var lentCount: Int { state.withLock { $0.made - $0.idle.count } }
+
     /// Fails every waiter and later caller; returns the idle resources for the owner to close.
     public func close() -> [Resource] {
         let (idle, waiters) = state.withLock { state in

@@ -22,9 +22,16 @@ public struct StatementTime: Sendable {
         StatementTime(given: { clock.date })
     }
 
-    /// The SQL for now: `now()`, or the given time bound as a parameter.
+    /// The SQL for now: `now()` (the transaction's start), or the given time bound as a parameter.
     public var now: PostgresQuery {
         guard let given else { return "now()" }
+        return "\(given())::timestamptz"
+    }
+
+    /// The SQL for the moment the statement reads it: `clock_timestamp()`, for a decision made
+    /// after waiting for a lock, or the given time bound as a parameter.
+    public var current: PostgresQuery {
+        guard let given else { return "clock_timestamp()" }
         return "\(given())::timestamptz"
     }
 }

@@ -103,14 +103,14 @@ extension WorkStore {
             let started = try await connection.query(
                 """
                 UPDATE chunks SET state = \(literal: ChunkState.running), updated_at = now()
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= now())
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= \(time.now))
                 RETURNING id
                 """)
             if !started.isEmpty { return .started }
             let held = try await connection.query(
                 """
                 SELECT 1 FROM chunks
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > now()
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > \(time.now)
                 """)
             return held.isEmpty ? .notRunnable : .answerHeldElsewhere
         }
@@ -123,7 +123,7 @@ extension WorkStore {
     public func holdAnswer(chunkID: Int64, for window: Duration) async throws {
         try await client.query(
             """
-            UPDATE chunks SET answer_held_until = now() + make_interval(secs => \(window.seconds)::float8)
+            UPDATE chunks SET answer_held_until = \(time.now) + make_interval(secs => \(window.seconds)::float8)
             WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running]))
             """)
     }
@@ -158,7 +158,7 @@ extension WorkStore {
                     answer_held_until = NULL, finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
-            let held = !(try await JobStore.end([lease], as: .succeeded(), on: connection)).isEmpty
+            let held = !(try await JobStore.end([lease], as: .succeeded(), now: time.now, on: connection)).isEmpty
             let merging = try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
             return held ? .stored(mergeEnqueued: merging) : .keptAfterLeaseLost(mergeEnqueued: merging)
         }

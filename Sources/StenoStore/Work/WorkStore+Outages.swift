@@ -33,7 +33,7 @@ extension WorkStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds)
-                    VALUES (\(backend), \(reason), now() + make_interval(secs => \(first.seconds)), \(first.seconds))
+                    VALUES (\(backend), \(reason), \(time.now) + make_interval(secs => \(first.seconds)), \(first.seconds))
                     ON CONFLICT (backend) DO NOTHING RETURNING backend
                     """)
                 if !inserted.isEmpty { break }
@@ -53,7 +53,7 @@ extension WorkStore {
                         """
                         UPDATE backend_outages
                         SET failures = failures + 1, reason = \(reason), probing = false, probe_seconds = \(wait.seconds),
-                            probe_at = now() + make_interval(secs => \(wait.seconds)), updated_at = now()
+                            probe_at = \(time.now) + make_interval(secs => \(wait.seconds)), updated_at = \(time.now)
                         WHERE backend = \(backend)
                         """)
                 }
@@ -68,8 +68,8 @@ extension WorkStore {
     public func takeProbe(backend: String) async throws -> Bool {
         !(try await client.query(
             """
-            UPDATE backend_outages SET probing = true, probe_at = now() + make_interval(secs => probe_seconds), updated_at = now()
-            WHERE backend = \(backend) AND probe_at <= now()
+            UPDATE backend_outages SET probing = true, probe_at = \(time.now) + make_interval(secs => probe_seconds), updated_at = \(time.now)
+            WHERE backend = \(backend) AND probe_at <= \(time.now)
             RETURNING backend
             """)).isEmpty
     }

@@ -13,7 +13,7 @@ extension WorkStore {
             try await connection.query(
                 """
                 INSERT INTO backend_rate_limits (backend, requests_per_minute, audio_seconds_per_hour, requests, audio_seconds, refilled_at)
-                VALUES (\(backend), \(limit.requestsPerMinute), \(limit.audioSecondsPerHour), \(full.requests), \(full.audioSeconds), clock_timestamp())
+                VALUES (\(backend), \(limit.requestsPerMinute), \(limit.audioSecondsPerHour), \(full.requests), \(full.audioSeconds), \(time.current))
                 ON CONFLICT (backend) DO NOTHING
                 """)
             // The clock is read once the row is locked: a turn that waited for the lock refills
@@ -21,7 +21,7 @@ extension WorkStore {
             let row = try await connection.query(
                 """
                 SELECT requests, audio_seconds, extract(epoch FROM refilled_at)::float8 AS refilled_at,
-                       extract(epoch FROM clock_timestamp())::float8 AS now
+                       extract(epoch FROM \(time.current))::float8 AS now
                 FROM backend_rate_limits WHERE backend = \(backend) FOR UPDATE
                 """
             ).single()

@@ -77,26 +77,26 @@ extension WorkStore {
             WITH beat AS (
                 UPDATE workers SET status = \(status), status_message = \(message), jobs_in_flight = \(jobsInFlight), paused_backends = \(Self.json(paused))::jsonb,
                                    backend = \(requests?.backend), request_limit = \(requests?.limit), requests_in_flight = \(requests?.inFlight),
-                                   last_heartbeat_at = now()
+                                   last_heartbeat_at = \(time.now)
                 WHERE id = \(workerID) AND status <> \(literal: WorkerState.stopped)
             ), others AS MATERIALIZED (
                 -- Running jobs this worker does not run, each with whether its owner's process lives
                 -- (`pg_locks` read once) and whether a missing lock would prove it dead.
                 SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
-                       \(JobStore.aliveOwner) AS alive, \(JobStore.lockLossProves(rescue)) AS provable
+                       \(JobStore.aliveOwner) AS alive, \(JobStore.lockLossProves(rescue, now: time.now)) AS provable
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
                 WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
-                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chunk)) - now())
+                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chunk)) - \(time.now))
                            AS chunk_jobs_in,
                        extract(epoch FROM least(
                            (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.media)),
                            (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chapter)),
-                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.merge))) - now()) AS other_jobs_in,
-                       extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - now())
+                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.merge))) - \(time.now)) AS other_jobs_in,
+                       extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - \(time.now))
                            AS lease_expires_in,
-                       extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < now())
-                                          + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - now())
+                       extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < \(time.now))
+                                          + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - \(time.now))
                            AS hung_in,
                        coalesce((SELECT bool_or(provable AND NOT alive) FROM others), false) AS owners_died,
                        (EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND webhook_url IS NOT NULL

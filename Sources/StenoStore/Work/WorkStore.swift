@@ -9,9 +9,12 @@ import StenoPostgres
 /// twice (or rescued half-way) leaves exactly one copy of every row.
 public struct WorkStore: Sendable {
     public let client: PostgresClient
+    /// What now is in the statements that decide by time: the database's, in production.
+    public let time: StatementTime
 
-    public init(client: PostgresClient) {
+    public init(client: PostgresClient, time: StatementTime = .database) {
         self.client = client
+        self.time = time
     }
 
     /// Ends the attempt and moves what the job worked on (`Lifecycle.follow`), inside the
@@ -19,7 +22,7 @@ public struct WorkStore: Sendable {
     /// worker holds the job now.
     @discardableResult
     public func end(_ lease: JobLease, as end: AttemptEnd, on connection: PostgresConnection) async throws -> EndedJob {
-        guard let ended = try await JobStore.end([lease], as: end, on: connection).first else {
+        guard let ended = try await JobStore.end([lease], as: end, now: time.now, on: connection).first else {
             throw StoreError(.leaseLost, "the lease of \(lease) was lost; nothing was written", jobID: lease.jobID)
         }
         try await Lifecycle.follow(ended, failure: end.failure, on: connection)
@@ -32,7 +35,7 @@ public struct WorkStore: Sendable {
     public func end(_ leases: [JobLease], as end: AttemptEnd) async throws -> [EndedJob] {
         guard !leases.isEmpty else { return [] }
         return try await client.withTransaction { connection in
-            let ended = try await JobStore.end(leases, as: end, on: connection)
+            let ended = try await JobStore.end(leases, as: end, now: time.now, on: connection)
             for job in ended {
                 try await Lifecycle.follow(job, failure: end.failure, on: connection)
             }
@@ -60,7 +63,7 @@ public struct WorkStore: Sendable {
         limit: Int = 1000, sparing owner: String? = nil, running: [Int64] = [], policy: RescuePolicy = RescuePolicy()
     ) async throws -> [EndedJob] {
         try await client.withTransaction { connection in
-            let rescued = try await JobStore.rescues(limit: limit, sparing: owner, running: running, policy: policy, on: connection)
+            let rescued = try await JobStore.rescues(limit: limit, sparing: owner, running: running, policy: policy, now: time.now, on: connection)
             for (job, end) in rescued {
                 try await Lifecycle.follow(job, failure: end.failure, on: connection)
             }

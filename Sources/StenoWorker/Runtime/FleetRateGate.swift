@@ -22,8 +22,12 @@ public final class FleetRateGate: TranscriptionRequestGate {
     /// The longest single sleep before asking again: a limit raised meanwhile takes effect soon.
     static let longestSleep = Duration.seconds(30)
 
-    public init(client: PostgresClient, metrics: WorkerMetrics, clock: any MonotonicClock = .continuous, logger: Logger) {
-        self.store = WorkStore(client: client)
+    /// `time` is what the bucket's statements take for now: the database's, in production; a
+    /// test gives its clock's, so that the bucket refills as the test moves the clock.
+    public init(
+        client: PostgresClient, metrics: WorkerMetrics, clock: any MonotonicClock = .continuous, time: StatementTime = .database, logger: Logger
+    ) {
+        self.store = WorkStore(client: client, time: time)
         self.clock = clock
         self.metrics = metrics
         self.logger = logger

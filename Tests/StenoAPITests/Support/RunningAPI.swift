@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import StenoAPI
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 import StenoTestSupport
@@ -31,27 +32,29 @@ struct RunningAPI: Sendable {
     }
 
     static func with<Result>(
-        database given: TestDatabase? = nil, login role: String? = nil, configure: (inout APIConfiguration) -> Void = { _ in },
-        _ body: (RunningAPI) async throws -> Result
+        database given: TestDatabase? = nil, login role: String? = nil, clock: any MonotonicClock = .continuous,
+        configure: (inout APIConfiguration) -> Void = { _ in }, _ body: (RunningAPI) async throws -> Result
     ) async throws -> Result {
-        if let given { return try await run(given, login: role, configure: configure, body) }
-        return try await TestDatabase.with { database in try await run(database, login: role, configure: configure, body) }
+        if let given { return try await run(given, login: role, clock: clock, configure: configure, body) }
+        return try await TestDatabase.with { database in try await run(database, login: role, clock: clock, configure: configure, body) }
     }
 
     private static func run<Result>(
-        _ database: TestDatabase, login role: String?, configure: (inout APIConfiguration) -> Void, _ body: (RunningAPI) async throws -> Result
+        _ database: TestDatabase, login role: String?, clock: any MonotonicClock, configure: (inout APIConfiguration) -> Void,
+        _ body: (RunningAPI) async throws -> Result
     ) async throws -> Result {
         if let role {
             return try await database.withLogin(inRole: role) { login in
-                try await serve(served: login, keys: database, configure: configure, body)
+                try await serve(served: login, keys: database, clock: clock, configure: configure, body)
             }
         }
-        return try await serve(served: database, keys: database, configure: configure, body)
+        return try await serve(served: database, keys: database, clock: clock, configure: configure, body)
     }
 
     /// The server connects as `served`; keys are made through `keys` (the owner, as `steno keys` would).
     private static func serve<Result>(
-        served: TestDatabase, keys: TestDatabase, configure: (inout APIConfiguration) -> Void, _ body: (RunningAPI) async throws -> Result
+        served: TestDatabase, keys: TestDatabase, clock: any MonotonicClock, configure: (inout APIConfiguration) -> Void,
+        _ body: (RunningAPI) async throws -> Result
     ) async throws -> Result {
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("steno-uploads-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: uploads, withIntermediateDirectories: true)
@@ -63,7 +66,7 @@ struct RunningAPI: Sendable {
         // Few connections: the API suites run in parallel with the rest of phase 2 on one cluster.
         let serverClient = served.client(maxConnections: settings.databaseConnections)
         let ownerClient = keys.client(maxConnections: 1)
-        let server = APIServer(configuration: settings, database: served.configuration, client: serverClient, logger: logger)
+        let server = APIServer(configuration: settings, database: served.configuration, client: serverClient, clock: clock, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
             configuration: .init(services: server.services { portContinuation.yield($0) }, gracefulShutdownSignals: [], logger: logger))

@@ -43,7 +43,11 @@ public final class UnacceptingListener: @unchecked Sendable {
             fillers.append(filler)
         }
         self.fillers = fillers
-        Thread.sleep(forTimeInterval: 0.05)
+        // Each connect is complete (or queued by the kernel) once its socket is writable.
+        for filler in fillers {
+            var ready = pollfd(fd: filler, events: Int16(POLLOUT), revents: 0)
+            _ = Glibc.poll(&ready, 1, 5_000)
+        }
     }
 
     deinit {
