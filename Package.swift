@@ -114,6 +114,7 @@ let package = Package(
         .target(
             name: "StenoASR",
             dependencies: [
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "StenoSpeech",
                 "StenoMedia",
                 "StenoCore", "StenoInfrastructure",
@@ -124,7 +125,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "steno-asr",
-            dependencies: ["StenoASR", "StenoCore", "StenoInfrastructure", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [.product(name: "Logging", package: "swift-log"), "StenoASR", "StenoCore", "StenoInfrastructure", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The admin CLI's commands live in a library so tests and the thin executable share them.
@@ -140,12 +141,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "steno", dependencies: ["StenoCLI"]),
+        .executableTarget(name: "steno", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser"), "StenoCLI"]),
 
         // The worker runtime: claim loop, job handlers, leases, cancellation, graceful shutdown.
         .target(
             name: "StenoWorker",
             dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 "StenoCore", "StenoInfrastructure",
                 "StenoPostgres",
                 "StenoStore",
@@ -162,6 +164,7 @@ let package = Package(
         .executableTarget(
             name: "steno-worker",
             dependencies: [
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "StenoWorker",
                 "StenoLogging",
                 "StenoMedia",
@@ -182,6 +185,7 @@ let package = Package(
         .target(
             name: "StenoAPI",
             dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"), .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "StenoCore", "StenoInfrastructure",
                 "StenoPostgres",
                 "StenoStore",
@@ -222,6 +226,7 @@ let package = Package(
         .testTarget(
             name: "StenoUnitTests",
             dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 "StenoCLI", "StenoAPI", "StenoASR", "StenoWorker", "StenoStore", "StenoPostgres", "StenoTranscription", "StenoCore", "StenoInfrastructure",
                 "StenoTestSupport",
             ]
@@ -229,7 +234,7 @@ let package = Package(
         .testTarget(name: "StenoPostgresTests", dependencies: ["StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(name: "StenoVoiceTests", dependencies: ["StenoVoice", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
-        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
+        .testTarget(name: "StenoMediaTests", dependencies: [.product(name: "Logging", package: "swift-log"), "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoTranscriptionTests",
             dependencies: ["StenoTranscription", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
@@ -237,9 +242,9 @@ let package = Package(
         .testTarget(name: "StenoSpeechTests", dependencies: ["StenoSpeech", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoASRTests",
-            dependencies: ["StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]
+            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "StenoASR", "StenoTranscription", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport"]
         ),
-        .testTarget(name: "StenoCLITests", dependencies: ["StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
+        .testTarget(name: "StenoCLITests", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser"), "StenoCore", "StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoAPITests",
             dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
@@ -257,3 +262,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// As hummingbird builds: every existential spelled `any`, a member visible only in a file that
+// imports its module, and an import internal unless the file says `public import`.
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcomingFeatures
+}

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// How `steno-asr` listens and recognises; from flags, or `STENO_ASR_*` variables.
 public struct ASRConfiguration: Sendable {

@@ -1,10 +1,11 @@
 import Foundation
-import Hummingbird
-import Logging
-import ServiceLifecycle
+public import Hummingbird
+public import Logging
+public import ServiceLifecycle
 import StenoCore
-import StenoSpeech
+public import StenoSpeech
 import Synchronization
+import UnixSignals
 
 /// `steno-asr`: a local, offline, OpenAI-compatible transcription server.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 import StenoInfrastructure
 import StenoTranscription
 

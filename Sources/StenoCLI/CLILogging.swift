@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Logging
 
 /// Logging for the admin CLI: to stderr, quiet by default so that output stays readable and

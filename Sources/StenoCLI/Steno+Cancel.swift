@@ -1,4 +1,5 @@
 import ArgumentParser
+import StenoCore
 import StenoPostgres
 import StenoStore
 

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import StenoCore
 
 /// The admin CLI's root command.

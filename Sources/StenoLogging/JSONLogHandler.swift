@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 
 /// One JSON object per line on stderr, for log collectors when a Steno process runs in a container.
 public struct JSONLogHandler: LogHandler {

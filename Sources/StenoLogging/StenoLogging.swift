@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Logging
 
 /// How Steno's servers log: plain lines for a person at a terminal, JSON lines for a log

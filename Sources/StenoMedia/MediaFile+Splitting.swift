@@ -1,4 +1,5 @@
-import StenoCore
+import Logging
+public import StenoCore
 
 extension MediaFile {
     /// Encodes `chunk`; when the encoding passes `sizeLimit`, splits the chunk in two at the

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Logging
-import StenoCore
+public import Logging
+public import StenoCore
 import StenoInfrastructure
 
 /// One recording opened for probing, decoding and encoding.

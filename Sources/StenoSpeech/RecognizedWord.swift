@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// One recognised word with its start and end in seconds: the transcript export's own word type.
 public typealias RecognizedWord = Transcript.Word

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import StenoCore
 import StenoInfrastructure
 import Synchronization

@@ -1,3 +1,4 @@
+public import StenoCore
 /// What the recogniser heard in one recording: segments of words, with times in seconds
 /// from the start of the recording.
 public struct SpeechTranscript: Sendable, Equatable {

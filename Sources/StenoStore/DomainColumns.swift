@@ -1,5 +1,5 @@
 import StenoCore
-import StenoPostgres
+public import StenoPostgres
 
 // The domain's enums as the columns that hold them: their raw values are the database's text.
 extension MediaState: PostgresCodable {}

@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// A write the store refused to make, or a row it cannot read back.
 ///

@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// A failure of the worker itself, with the class that decides what happens to the job.
 ///

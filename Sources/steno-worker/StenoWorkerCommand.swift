@@ -10,6 +10,7 @@ import StenoPostgres
 import StenoTranscription
 import StenoVoice
 import StenoWorker
+import UnixSignals
 
 /// `steno-worker`: claims jobs from PostgreSQL and transcribes until SIGTERM or SIGINT.
 @main

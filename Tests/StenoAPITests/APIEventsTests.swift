@@ -1,4 +1,5 @@
 import Foundation
+import StenoAPI
 import StenoCore
 import StenoPostgres
 import StenoStore
@@ -15,7 +16,7 @@ struct APIEventsTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-sse-\(UUID().uuidString).txt").path
 
         init(url: String, key: String) throws {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = ["-sS", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(key)", "-o", path, url]
             process.standardOutput = FileHandle.nullDevice

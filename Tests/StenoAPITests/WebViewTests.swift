@@ -1,4 +1,5 @@
 import Foundation
+import StenoAPI
 import StenoCore
 import StenoPostgres
 import StenoStore

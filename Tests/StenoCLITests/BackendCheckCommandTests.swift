@@ -2,6 +2,7 @@ import Foundation
 import StenoTestSupport
 import Testing
 @testable import StenoCLI
+import ArgumentParser
 
 /// `steno backend check` against real local servers.
 @Suite struct BackendCheckCommandTests {

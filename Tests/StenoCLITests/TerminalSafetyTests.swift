@@ -1,4 +1,5 @@
 import Foundation
+import StenoPostgres
 import StenoTestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import StenoCore
 import StenoInfrastructure
 import Testing

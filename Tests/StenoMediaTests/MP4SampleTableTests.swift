@@ -4,6 +4,7 @@ import StenoCore
 import StenoInfrastructure
 @testable import StenoMedia
 import Testing
+import Logging
 
 /// A long MP4 track is read from the file's sample tables, with the demuxer shown only its head
 /// (`MP4Head`). These tests read every MP4 fixture both ways, with the tables used even for short

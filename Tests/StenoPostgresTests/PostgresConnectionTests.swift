@@ -3,6 +3,7 @@ import StenoTestSupport
 import Testing
 
 @testable import StenoPostgres
+import Synchronization
 
 @Suite("PostgresConnection", .timeLimit(.minutes(2)))
 struct PostgresConnectionTests {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The audiobook that `scripts/make-fixtures` speaks with flite, and the text of each chapter.
 public struct FixtureBook: Sendable, Decodable {

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 import Synchronization
 
 /// A clock that moves only when the test moves it, so that leases, backoffs and timeouts are

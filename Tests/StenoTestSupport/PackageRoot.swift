@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Paths inside the repository, found from this file's own location.
 public enum PackageRoot {

@@ -1,5 +1,5 @@
 import Foundation
-import Testing
+public import Testing
 
 /// Waits until `condition` holds, looking again every few milliseconds, for what a real server,
 /// process or database does in its own time; a test records an issue and goes on if it never

@@ -1,4 +1,4 @@
-import StenoPostgres
+public import StenoPostgres
 
 extension PostgresClient {
     /// Ends the server session `pid` (`pg_terminate_backend`) and waits until its backend is

@@ -1,4 +1,4 @@
-import StenoPostgres
+public import StenoPostgres
 import Testing
 
 extension PostgresConfiguration {

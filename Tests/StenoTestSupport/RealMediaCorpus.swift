@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The optional corpus of real-world media (files from the wild with their quirks: Nero and ID3
 /// chapters, bad Xing headers, ALAC, WMA, Opus, Matroska). A clone from a git host has none, so

@@ -1,5 +1,5 @@
-import Foundation
-import StenoPostgres
+public import Foundation
+public import StenoPostgres
 
 /// A PostgreSQL cluster of a test's own, for tests that stop or restart the server.
 public final class TestCluster: Sendable {

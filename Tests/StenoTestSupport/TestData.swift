@@ -1,5 +1,5 @@
 import Foundation
-import StenoPostgres
+public import StenoPostgres
 
 /// Rows the job tests need to point their foreign keys at.
 public enum TestData {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StenoPostgres
+public import StenoPostgres
 
 /// A fresh database per test, in the cluster that `scripts/test` started, dropped afterwards.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import StenoPostgres
+public import StenoPostgres
 
 /// Writes the rows a worker would write for a media (chapters, chunks, segments, jobs and their
 /// attempts), in whatever state a test needs, straight into the database.

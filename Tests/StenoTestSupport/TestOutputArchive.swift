@@ -9,7 +9,7 @@ public enum TestOutputArchive {
     public static func keep(_ text: String, named name: String) {
         guard let directory else { return }
         let path = "\(directory)/\(name)-\(getpid())-\(UUID().uuidString.prefix(8)).log"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     }
 
     /// Copies a log file into the archive before its owner deletes it.

@@ -1,5 +1,5 @@
-import Foundation
-import StenoVoice
+public import Foundation
+public import StenoVoice
 
 /// Where the tests find the speech-detection model: `STENO_VAD_MODEL`, else where
 /// `scripts/vad-model` puts it (`.steno/models/` at the repository root), which `scripts/test`

@@ -6,6 +6,8 @@ import StenoTestSupport
 import Testing
 
 @testable import StenoWorker
+import StenoTranscription
+import StenoInfrastructure
 
 /// A backend that is down is waited out, not failed: the fleet stops sending it chunks, probes
 /// it with one chunk job at growing intervals, and resumes when it answers; the waiting jobs

@@ -2,6 +2,7 @@ import Foundation
 import StenoCore
 import StenoPostgres
 import StenoTestSupport
+import StenoWorker
 import Testing
 
 /// Broken and hostile recordings through a real worker: each media ends, with a reason a person

@@ -1,3 +1,5 @@
+import Foundation
+import FoundationEssentials
 import StenoCore
 import StenoTestSupport
 import Testing

@@ -8,6 +8,7 @@ import StenoTranscription
 import Testing
 
 @testable import StenoWorker
+import StenoStore
 
 @Suite("Fleet-wide rate limits")
 struct FleetRateLimitTests {

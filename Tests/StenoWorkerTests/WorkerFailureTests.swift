@@ -7,6 +7,7 @@ import StenoTestSupport
 import Testing
 
 @testable import StenoWorker
+import StenoTranscription
 
 /// Failure classes, leases and shutdown, against a real PostgreSQL, FFmpeg and the
 /// fault-injecting backend.

@@ -1,5 +1,7 @@
 import Foundation
+import StenoPostgres
 import StenoTestSupport
+import StenoTranscription
 import Testing
 
 /// `/healthz`, `/readyz` and `/metrics` of a worker that transcribed a media.

@@ -3,6 +3,7 @@ import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 import StenoTestSupport
+import StenoWorker
 import Testing
 
 /// An idle worker sends its heartbeat and nothing more, before and after it has done work: the

@@ -1,6 +1,6 @@
-import StenoCore
-import StenoInfrastructure
-import StenoVoice
+public import StenoCore
+public import StenoInfrastructure
+public import StenoVoice
 
 /// How `steno-api` serves: where it listens, where uploads go, what clients may send and how
 /// fast. `steno-api --help` names the variable of each setting.

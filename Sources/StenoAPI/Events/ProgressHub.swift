@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import ServiceLifecycle
-import StenoCore
+public import ServiceLifecycle
+public import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 import StenoStore

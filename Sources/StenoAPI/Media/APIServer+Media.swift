@@ -11,6 +11,7 @@ import StenoTranscription
 
 #if canImport(Glibc)
 import Glibc
+import NIOFoundationEssentialsCompat
 #endif
 
 extension APIServer {

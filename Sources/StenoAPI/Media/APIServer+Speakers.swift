@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOFoundationEssentialsCompat
 import StenoCore
 import StenoStore
 

@@ -1,3 +1,4 @@
+import Foundation
 import StenoCore
 
 /// `GET /v1/media/{id}`: the media's progress, its chapters, what holds it up, and its failure

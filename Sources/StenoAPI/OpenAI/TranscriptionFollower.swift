@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import StenoCore
 import StenoInfrastructure
 import StenoStore

@@ -4,6 +4,7 @@ import Glibc
 import NIOPosix
 import StenoCore
 import StenoInfrastructure
+import HTTPTypes
 
 /// Checks a URL an API client sent (a media source or a webhook) against the outbound policy:
 /// http(s) only, and every address its host resolves to must be public unless the operator

@@ -1,5 +1,5 @@
-import Hummingbird
-import StenoCore
+public import Hummingbird
+public import StenoCore
 
 /// A request as the routes see it: Hummingbird's core context and the key that signed it.
 public struct APIRequestContext: RequestContext {

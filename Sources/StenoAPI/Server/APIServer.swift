@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 import StenoCore
-import StenoInfrastructure
-import StenoPostgres
+public import StenoInfrastructure
+public import StenoPostgres
 import StenoStore
 import Synchronization
+import UnixSignals
 
 /// `steno-api`: the HTTP API over the same store the CLI uses. Stateless like the worker: any
 /// number of them can serve one database, each with one listening session for its event

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An API key as `steno keys list` shows it: never its secret, only the prefix that names it.
 public struct APIKey: Sendable, Equatable, Codable {

@@ -1,3 +1,4 @@
+import Foundation
 /// SubRip (`.srt`): numbered cues from 1, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, the text, and a blank
 /// line between cues.
 public struct SRTFormatter: Sendable {

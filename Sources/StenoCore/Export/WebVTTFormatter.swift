@@ -1,3 +1,4 @@
+import Foundation
 /// WebVTT (`.vtt`): the `WEBVTT` header, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm` with their text,
 /// a blank line after each. Each chapter starts with a `NOTE` naming it.
 public struct WebVTTFormatter: Sendable {

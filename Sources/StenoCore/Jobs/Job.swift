@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One row of the `jobs` table as the job store returns it.
 public struct Job: Sendable, Equatable, Identifiable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One row of `job_attempts`: the history that SQL reports read.
 public struct JobAttempt: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A job to enqueue.
 public struct NewJob: Sendable, Equatable {

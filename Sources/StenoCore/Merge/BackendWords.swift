@@ -1,3 +1,4 @@
+import Foundation
 
 /// A backend's timed words made whole before they are stored: pieces joined, punctuation kept.
 ///

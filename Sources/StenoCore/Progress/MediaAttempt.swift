@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One attempt at one of a media's jobs, for its page's history: which job (the media's, a
 /// chapter's, a chunk's, a merge), how it ended and why.

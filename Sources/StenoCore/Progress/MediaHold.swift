@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an unfinished media is not moving right now, in words an operator can act on.
 public struct MediaHold: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One media as `steno status`, `steno list` and `steno wait` show it: a row of `steno_progress`.
 public struct MediaProgress: Sendable, Equatable, Codable {

@@ -1,3 +1,4 @@
+import Foundation
 import StenoInfrastructure
 
 /// Checks what a backend answered for a chunk against what the speech detector heard, and holds

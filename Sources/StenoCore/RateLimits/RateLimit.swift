@@ -1,3 +1,4 @@
+import Foundation
 /// A backend's limits for the whole fleet: requests a minute and seconds of audio an hour, as
 /// providers' tiers state them (a free tier: 20 requests a minute, 7,200 audio seconds an hour).
 /// Either may be absent.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What `steno report` shows, read from the reporting views.
 public struct OperationsReport: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A worker as `steno workers` shows it: a row of `steno_worker_status`.
 public struct WorkerStatus: Sendable, Equatable, Codable {

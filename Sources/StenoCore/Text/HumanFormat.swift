@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Numbers and times as people read them: in terminal output and on the web view's pages.
 public enum HumanFormat {

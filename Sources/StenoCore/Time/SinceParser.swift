@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `--since` and the API's `since`: a span back from now (`90m`, `24h`, `7d`, `2w`) or a date (`2026-11-20`,
 /// `2026-11-20T08:00:00Z`), read in UTC.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the web view's overview shows: a tenant's backlog and failures, and, for an admin key,
 /// the fleet that works on it (queue, pace, spend, workers and backends).

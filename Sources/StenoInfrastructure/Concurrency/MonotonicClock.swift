@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The clock every wait and every "now" of Steno's runtime goes through: the continuous clock
 /// in production, a manual clock in tests.

@@ -15,7 +15,7 @@ final class MediaReader {
     let decoder: CodecContext
     let stream: UnsafeMutablePointer<AVStream>
     /// The audio packets: the demuxer's, or for a long MP4 track the file's own (`MP4Packets`).
-    let packets: AudioPackets
+    let packets: any AudioPackets
     let logger: Logger
     /// Whether packets have been read since opening: the next decode must seek or reopen first.
     var hasReadPackets = false

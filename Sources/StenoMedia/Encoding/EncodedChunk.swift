@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+public import StenoCore
 
 /// One encoded chunk, in memory, ready to upload.
 public struct EncodedChunk: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// A media failure with a stable code and a reason a person understands.
 ///

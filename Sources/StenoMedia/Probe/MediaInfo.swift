@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// What a probe finds in a recording: enough to plan its work before decoding anything.
 public struct MediaInfo: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import StenoInfrastructure
 
 /// A pool of connections shared by the tasks of one process.

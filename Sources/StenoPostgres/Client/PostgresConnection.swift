@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import StenoInfrastructure
-import Logging
+public import Logging
 import Synchronization
 
 /// One database session.

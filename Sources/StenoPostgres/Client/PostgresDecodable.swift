@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value that can be read from a column in PostgreSQL's text format.
 public protocol PostgresDecodable: Sendable {

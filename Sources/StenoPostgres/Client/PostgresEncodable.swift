@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value that can be sent as a statement parameter, in PostgreSQL's text format.
 ///

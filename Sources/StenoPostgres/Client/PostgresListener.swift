@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// Follows `LISTEN` channels on a connection of its own.
 ///

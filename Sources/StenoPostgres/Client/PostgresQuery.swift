@@ -95,7 +95,7 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         /// Several such cases, comma-separated, for `IN (...)` and `ARRAY[...]`.
         public mutating func appendInterpolation<Value: PostgresLiteral>(literals values: [Value]) {
             precondition(!values.isEmpty, "an IN list names at least one value")
-            sql += values.map(Self.quoted).joined(separator: ", ")
+            sql += values.map { Self.quoted($0) }.joined(separator: ", ")
         }
 
         @usableFromInline

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One numbered SQL file from `migrations/`, such as `0001_schema.sql`.
 public struct Migration: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+public import Foundation
+public import Logging
 
 /// Applies pending migrations in order, each in its own transaction, under an advisory lock so
 /// that any number of processes may run it at once (every pod of a deployment, say).

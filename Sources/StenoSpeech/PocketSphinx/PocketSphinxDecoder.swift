@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import StenoCore
 
 /// Owns one pocketsphinx decoder and its configuration, freed in `deinit`.
 ///

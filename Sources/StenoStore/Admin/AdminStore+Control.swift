@@ -1,5 +1,6 @@
 import Foundation
-import StenoCore
+import Logging
+public import StenoCore
 import StenoPostgres
 
 extension AdminStore {

@@ -1,7 +1,7 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoPostgres
+public import StenoPostgres
 
 extension AdminStore {
     /// A media row and its probe job, as enqueued.

@@ -1,7 +1,7 @@
 import Foundation
-import Logging
+public import Logging
 import StenoCore
-import StenoPostgres
+public import StenoPostgres
 
 /// What the admin CLI reads and changes beyond the job queue: media, chapters, progress,
 /// transcripts and reports. Writes that must agree run in one transaction or one statement.

@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// What an export of a media's transcript reads before its segments: the media and its
 /// chapters (`outline`, with no segments), their rows' ids and the index of each one's last

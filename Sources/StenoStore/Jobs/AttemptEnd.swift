@@ -1,5 +1,5 @@
-import Foundation
-import StenoCore
+public import Foundation
+public import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 

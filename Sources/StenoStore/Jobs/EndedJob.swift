@@ -1,5 +1,5 @@
-import Foundation
-import StenoCore
+public import Foundation
+public import StenoCore
 
 /// A job whose attempt just ended, as the transition left it: what its chunk, chapter and media
 /// must follow.

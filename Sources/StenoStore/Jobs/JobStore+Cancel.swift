@@ -1,6 +1,6 @@
 import Foundation
 import StenoCore
-import StenoPostgres
+public import StenoPostgres
 
 extension JobStore {
     /// Which jobs to cancel.

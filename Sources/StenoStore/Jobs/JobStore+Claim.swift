@@ -1,7 +1,7 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoPostgres
+public import StenoPostgres
 
 extension JobStore {
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then by `run_at`

@@ -1,6 +1,6 @@
-import Foundation
-import StenoCore
-import StenoPostgres
+public import Foundation
+public import StenoCore
+public import StenoPostgres
 
 extension JobStore {
     /// What a failed attempt makes of its job (`j`): cancelled when its flag is set, failed once

@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 extension JobStore {
     /// Why an attempt ended, as recorded on the job and in `job_attempts`.

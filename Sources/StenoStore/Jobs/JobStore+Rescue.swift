@@ -1,7 +1,7 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoPostgres
+public import StenoPostgres
 
 extension JobStore {
     /// Takes back running jobs whose worker is gone (`RescuePolicy`): at once when the worker's

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import StenoCore
-import StenoPostgres
+public import StenoCore
+public import StenoPostgres
 
 /// The job queue in PostgreSQL: enqueue, claim, heartbeat, finish, rescue and cancel.
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import StenoInfrastructure
-import StenoPostgres
+public import StenoInfrastructure
+public import StenoPostgres
 
 /// What "now" is in the queue's statements: PostgreSQL's `now()`, the one clock a fleet of
 /// machines shares, or a time the caller gives, as River's claim takes `now` as a parameter.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import StenoCore
-import StenoPostgres
+public import StenoCore
+public import StenoPostgres
 
 /// API keys: made and revoked by `steno keys` (as steno_admin), looked up by `steno-api` (as
 /// steno_api, which may read them and mark them used, nothing else). The table keeps each

@@ -1,7 +1,7 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoPostgres
+public import StenoPostgres
 
 /// The web view's sessions: made when someone signs in with an API key, ended by signing out,
 /// by their expiry, or by revoking the key. The table keeps each session's SHA-256, never the

@@ -1,4 +1,4 @@
-import StenoPostgres
+public import StenoPostgres
 
 /// The schema the statements of this module need.
 ///

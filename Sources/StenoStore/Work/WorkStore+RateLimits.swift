@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoPostgres
 
 extension WorkStore {

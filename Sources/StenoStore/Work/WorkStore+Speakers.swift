@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 

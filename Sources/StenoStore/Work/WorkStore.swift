@@ -1,6 +1,6 @@
 import Foundation
-import StenoCore
-import StenoPostgres
+public import StenoCore
+public import StenoPostgres
 
 /// The handlers' reads and writes of media, chapters, chunks and segments.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// Tries a backend with one second of generated audio, so that an operator can test a base URL,
 /// model and key before enqueueing work.

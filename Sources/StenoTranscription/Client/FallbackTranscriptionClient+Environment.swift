@@ -1,5 +1,6 @@
-import Foundation
-import Logging
+public import Foundation
+public import Logging
+import StenoCore
 
 extension FallbackTranscriptionClient {
     /// The primary backend from `STENO_*`, and the fallback from `STENO_FALLBACK_*` if its URL is set.

@@ -1,6 +1,6 @@
 import Logging
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// A primary backend and an optional second one that takes over a chunk the primary has failed
 /// `fallbackAfter` times.

@@ -1,5 +1,5 @@
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// Posts a JSON body over the shared curl engine, the one HTTP stack the worker has: the
 /// completion webhooks use it, with the same limits to protocols (http and https only),

@@ -1,7 +1,7 @@
 import Foundation
-import Logging
+public import Logging
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 import Synchronization
 
 /// Sends chunks to one OpenAI-compatible backend and returns their transcriptions, or an error

@@ -1,5 +1,5 @@
-import StenoCore
-import StenoInfrastructure
+public import StenoCore
+public import StenoInfrastructure
 
 /// Admits each HTTP request to a backend that has a fleet-wide rate limit. The worker's gate
 /// shares the budget through PostgreSQL; a client without a gate sends at once.

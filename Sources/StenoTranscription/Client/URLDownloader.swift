@@ -1,5 +1,5 @@
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// Fetches a recording an API client named by URL into a file, over the shared curl engine:
 /// http and https only, at most five redirects, every connection checked by the guard, the

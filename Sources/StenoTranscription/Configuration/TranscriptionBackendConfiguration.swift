@@ -1,4 +1,5 @@
-import StenoCore
+import Foundation
+public import StenoCore
 
 /// Everything needed to talk to one OpenAI-compatible transcription backend.
 ///

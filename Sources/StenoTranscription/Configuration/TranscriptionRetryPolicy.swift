@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// How transient failures are retried inside one attempt, before the job itself is requeued.
 public struct TranscriptionRetryPolicy: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import CCurl
 import StenoCore
-import StenoInfrastructure
+public import StenoInfrastructure
 import Synchronization
 
 /// Refuses connections to addresses that URLs from API clients may not reach, at the moment

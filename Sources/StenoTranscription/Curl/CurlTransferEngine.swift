@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import Synchronization
 
 /// Runs every HTTP transfer of the process on one dedicated thread, through one curl multi handle.

@@ -1,5 +1,5 @@
-import Foundation
-import StenoCore
+public import Foundation
+public import StenoCore
 
 /// A chunk could not be transcribed: a stable code, exactly one failure class, and the context
 /// an operator needs.

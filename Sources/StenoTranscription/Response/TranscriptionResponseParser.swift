@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 /// Reads the successful answers of the backends people use into one `Transcription`.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+public import StenoCore
 
 /// Runs `SileroModel` over a stream of 16 kHz mono PCM, 512 samples (32 ms) at a time, carrying
 /// the LSTM state and the 64 samples of context from one window to the next, as faster-whisper

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The weights of Silero VAD (v6, 16 kHz), read from the ONNX file that faster-whisper's wheel
 /// ships (`faster_whisper/assets/silero_vad_v6.onnx`, MIT). Immutable and shared by every

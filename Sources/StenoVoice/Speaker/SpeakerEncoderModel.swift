@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The weights of Resemblyzer's speaker encoder (GE2E, Apache-2.0), read from the checkpoint its
 /// PyPI wheel ships (`resemblyzer/pretrained.pt`). Immutable and shared by every job.

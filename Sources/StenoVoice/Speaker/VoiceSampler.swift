@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
 
 /// Keeps the samples of the planned voice pieces as a chunk's audio is decoded, and embeds them

@@ -1,7 +1,7 @@
-import Foundation
-import StenoCore
-import StenoInfrastructure
-import StenoMedia
+public import Foundation
+public import StenoCore
+public import StenoInfrastructure
+public import StenoMedia
 
 /// How one worker process runs: identity, concurrency, leases, chunking and shutdown.
 public struct WorkerConfiguration: Sendable {

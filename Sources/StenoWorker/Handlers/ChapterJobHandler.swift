@@ -1,9 +1,9 @@
 import Logging
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoStore
-import StenoMedia
-import StenoVoice
+public import StenoStore
+public import StenoMedia
+public import StenoVoice
 
 /// The chapter job: reads the chapter's loudness and where it holds speech (Silero VAD) in one
 /// decode, plans chunks of the speech cut in its pauses, and stores them: one chunk job for each

@@ -1,6 +1,6 @@
-import Logging
-import StenoCore
-import StenoInfrastructure
+public import Logging
+public import StenoCore
+public import StenoInfrastructure
 
 /// One claimed job as a handler sees it: the job, its fencing lease, the signal that stops it
 /// (cancel flag, lost lease, shutdown) and a logger carrying its ids.

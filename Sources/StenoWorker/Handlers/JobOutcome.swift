@@ -1,4 +1,4 @@
-import StenoCore
+public import StenoCore
 
 /// How a handler ended a job that did not throw.
 public enum JobOutcome: Sendable, Equatable {

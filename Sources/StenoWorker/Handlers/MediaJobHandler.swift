@@ -1,7 +1,7 @@
 import Logging
 import StenoCore
-import StenoStore
-import StenoMedia
+public import StenoStore
+public import StenoMedia
 
 /// The media job: probes the source, stores what it found, creates the selected chapters and one
 /// chapter job each, and moves the media to `transcribing`.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
-import StenoStore
+public import StenoStore
 
 /// The merge job: joins the chapter's chunk transcripts into sentences on the media's clock,
 /// tells its speakers apart from the voice pieces its chunks measured, writes the sentences to

@@ -1,6 +1,7 @@
-import Hummingbird
+public import Hummingbird
 import Logging
 import ServiceLifecycle
+import StenoInfrastructure
 import StenoPostgres
 
 extension WorkerRuntime {

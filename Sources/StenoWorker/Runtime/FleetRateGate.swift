@@ -1,9 +1,9 @@
-import Logging
-import StenoCore
-import StenoInfrastructure
-import StenoPostgres
-import StenoStore
-import StenoTranscription
+public import Logging
+public import StenoCore
+public import StenoInfrastructure
+public import StenoPostgres
+public import StenoStore
+public import StenoTranscription
 import Synchronization
 
 /// Keeps the fleet under each backend's rate limit through PostgreSQL (`backend_rate_limits`).

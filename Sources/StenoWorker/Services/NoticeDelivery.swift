@@ -1,4 +1,5 @@
 import ServiceLifecycle
+import StenoInfrastructure
 
 /// Delivers completion webhooks when a media finishes (`NOTIFY steno_media`), and when a
 /// heartbeat sees one due (a failed delivery's retry, a notice missed while listening failed).

@@ -1,13 +1,13 @@
 import Foundation
-import Logging
-import ServiceLifecycle
-import StenoCore
-import StenoInfrastructure
+public import Logging
+public import ServiceLifecycle
+public import StenoCore
+public import StenoInfrastructure
 import StenoMedia
-import StenoPostgres
+public import StenoPostgres
 import StenoStore
-import StenoTranscription
-import StenoVoice
+public import StenoTranscription
+public import StenoVoice
 
 /// One worker process, as a service group of four services with one job each:
 ///

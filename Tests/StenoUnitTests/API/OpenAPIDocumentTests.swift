@@ -3,6 +3,8 @@ import StenoPostgres
 @testable import StenoAPI
 import StenoTestSupport
 import Testing
+import Logging
+import HTTPTypes
 
 /// `openapi.yaml` and the router describe the same routes.
 @Suite("steno-api: openapi.yaml")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import StenoAPI
+import HTTPTypes
 
 @Suite("The web view's forms and queries, read by hummingbird's URLEncodedFormDecoder")
 struct WebFieldsTests {

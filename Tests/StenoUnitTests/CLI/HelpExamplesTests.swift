@@ -2,6 +2,8 @@ import ArgumentParser
 import Testing
 
 @testable import StenoCLI
+import FoundationEssentials
+import Foundation
 
 /// Every command's help ends with examples, and every example is a command line the parser
 /// accepts as written (so a renamed flag cannot leave a stale example behind).

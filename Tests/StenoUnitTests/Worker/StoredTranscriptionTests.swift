@@ -1,7 +1,8 @@
-import StenoTranscription
 import StenoStore
+import StenoTranscription
 import Testing
 @testable import StenoWorker
+import StenoCore
 
 @Suite("a chunk's answer on the media's clock")
 struct StoredTranscriptionTests {
