@@ -248,6 +248,8 @@ let package = Package(
         .testTarget(
             name: "StenoAPITests",
             dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(

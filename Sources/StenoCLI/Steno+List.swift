@@ -97,7 +97,7 @@ extension Steno {
 
         private func parsedSince() throws -> Date? {
             guard let since else { return nil }
-            guard let date = SinceParser.parse(since) else {
+            guard let date = SinceParser.parse(since, now: Date()) else {
                 throw AdminError(.invalidInput, "--since \(since) is neither a span nor a date; use \(SinceParser.help)")
             }
             return date

@@ -31,7 +31,7 @@ extension Steno {
 
         func run() async throws {
             try await CLIFailure.reporting {
-                guard let start = SinceParser.parse(since) else {
+                guard let start = SinceParser.parse(since, now: Date()) else {
                     throw AdminError(.invalidInput, "--since \(since) is neither a span nor a date; use \(SinceParser.help)")
                 }
                 let report = try await database.withAdminStore { try await $0.report(since: start) }

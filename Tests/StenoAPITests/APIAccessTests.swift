@@ -11,20 +11,20 @@ import Testing
 struct APIAccessTests {
     @Test("without a key, with a malformed one or an unknown one, /v1 answers 401 with WWW-Authenticate and the error shape")
     func missingOrUnknownKeys() async throws {
-        try await RunningAPI.with { api in
-            let none = try await HTTP.request("GET", api.url("/v1/media"))
+        try await InProcessAPI.with { api in
+            let none = try await api.request("GET", "/v1/media")
             #expect(none.status == 401)
             #expect(none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
             #expect(none.errorCode == "unauthorized")
-            let foreign = try await HTTP.request("GET", api.url("/v1/media"), key: "sk-not-a-steno-key")
+            let foreign = try await api.request("GET", "/v1/media", key: "sk-not-a-steno-key")
             #expect(foreign.status == 401)
             #expect(!foreign.text.contains("sk-not-a-steno-key"))
-            let unknown = try await HTTP.request("GET", api.url("/v1/media"), key: APIKeyToken.generate().secret)
+            let unknown = try await api.request("GET", "/v1/media", key: APIKeyToken.generate().secret)
             #expect(unknown.status == 401)
             #expect(unknown.errorCode == "invalid_key")
             // Health, readiness, metrics and the contract need no key.
             for path in ["/healthz", "/readyz", "/metrics", "/openapi.yaml"] {
-                #expect(try await HTTP.request("GET", api.url(path)).status == 200, "\(path)")
+                #expect(try await api.request("GET", path).status == 200, "\(path)")
             }
         }
     }
@@ -32,40 +32,40 @@ struct APIAccessTests {
     @Test("a revoked key stops working within the key cache's lifetime")
     func revokedKeyStops() async throws {
         let clock = ManualClock()
-        try await RunningAPI.with(clock: clock, configure: { $0.keyCacheLifetime = .milliseconds(200) }) { api in
+        try await InProcessAPI.with(clock: clock, configure: { $0.keyCacheLifetime = .milliseconds(200) }) { api in
             let key = try await api.key(.read)
-            #expect(try await HTTP.request("GET", api.url("/v1/media"), key: key).status == 200)
+            #expect(try await api.request("GET", "/v1/media", key: key).status == 200)
             let prefix = String(key.prefix(APIKeyToken.prefixLength))
-            _ = try await KeyStore(client: api.client).revoke(prefix)
+            _ = try await KeyStore(client: api.owner).revoke(prefix)
             clock.advance(by: .milliseconds(199))
-            #expect(try await HTTP.request("GET", api.url("/v1/media"), key: key).status == 200, "the cached key still holds")
+            #expect(try await api.request("GET", "/v1/media", key: key).status == 200, "the cached key still holds")
             clock.advance(by: .milliseconds(2))
-            let after = try await HTTP.request("GET", api.url("/v1/media"), key: key)
+            let after = try await api.request("GET", "/v1/media", key: key)
             #expect(after.status == 401)
         }
     }
 
     @Test("a read key cannot submit or act; a submit key cannot act; an admin key can")
     func scopes() async throws {
-        try await RunningAPI.with { api in
+        try await InProcessAPI.with { api in
             let read = try await api.key(.read)
             let submit = try await api.key(.submit)
             let admin = try await api.key(.admin)
             let book = FixtureBook.file("clip-2s.flac").path
-            let refused = try await HTTP.request("POST", api.url("/v1/media"), key: read, body: .form([], files: [("file", book)]))
+            let refused = try await api.request("POST", "/v1/media", key: read, body: .form([], files: [("file", book)]))
             #expect(refused.status == 403)
             #expect(refused.errorCode == "insufficient_scope")
             #expect(api.uploadedFiles.isEmpty, "a refused upload left a file")
-            let created = try await HTTP.request("POST", api.url("/v1/media"), key: submit, body: .form([], files: [("file", book)]))
+            let created = try await api.request("POST", "/v1/media", key: submit, body: .form([], files: [("file", book)]))
             #expect(created.status == 202)
             let location = try #require(created.headers["location"])
-            #expect(try await HTTP.request("POST", api.url(location + "/cancel"), key: submit).status == 403)
-            #expect(try await HTTP.request("GET", api.url("/v1/workers"), key: submit).status == 403)
-            #expect(try await HTTP.request("GET", api.url(location), key: read).status == 200)
-            let cancelled = try await HTTP.request("POST", api.url(location + "/cancel"), key: admin)
+            #expect(try await api.request("POST", location + "/cancel", key: submit).status == 403)
+            #expect(try await api.request("GET", "/v1/workers", key: submit).status == 403)
+            #expect(try await api.request("GET", location, key: read).status == 200)
+            let cancelled = try await api.request("POST", location + "/cancel", key: admin)
             #expect(cancelled.status == 200)
-            #expect(try await HTTP.request("GET", api.url("/v1/report"), key: admin).status == 200)
-            #expect(try await HTTP.request("GET", api.url("/v1/workers"), key: admin).status == 200)
+            #expect(try await api.request("GET", "/v1/report", key: admin).status == 200)
+            #expect(try await api.request("GET", "/v1/workers", key: admin).status == 200)
         }
     }
 
@@ -103,18 +103,22 @@ struct APIAccessTests {
 
     @Test("a key over its rate gets 429 with Retry-After, and other keys are not held back")
     func rateLimit() async throws {
-        try await RunningAPI.with(configure: { $0.rate = RequestRate(requestsPerSecond: 0.05, burst: 3) }) { api in
+        // The clock stands still: the bucket refills only when the test moves it.
+        let clock = ManualClock()
+        try await InProcessAPI.with(clock: clock, configure: { $0.rate = RequestRate(requestsPerSecond: 0.05, burst: 3) }) { api in
             let busy = try await api.key(.read)
             let quiet = try await api.key(.read)
             var statuses: [Int] = []
-            for _ in 0..<4 { statuses.append(try await HTTP.request("GET", api.url("/v1/media"), key: busy).status) }
+            for _ in 0..<4 { statuses.append(try await api.request("GET", "/v1/media", key: busy).status) }
             #expect(statuses == [200, 200, 200, 429])
-            let refused = try await HTTP.request("GET", api.url("/v1/media"), key: busy)
+            let refused = try await api.request("GET", "/v1/media", key: busy)
             #expect(refused.status == 429)
             #expect(refused.errorCode == "rate_limited")
-            let retryAfter = try #require(refused.headers["retry-after"].flatMap { Int($0) })
-            #expect((1...20).contains(retryAfter))
-            #expect(try await HTTP.request("GET", api.url("/v1/media"), key: quiet).status == 200)
+            // One request at 0.05 a second: the next token is 20 s away.
+            #expect(refused.headers["retry-after"] == "20")
+            #expect(try await api.request("GET", "/v1/media", key: quiet).status == 200)
+            clock.advance(by: .seconds(20))
+            #expect(try await api.request("GET", "/v1/media", key: busy).status == 200, "a token refilled after 20 s")
         }
     }
 

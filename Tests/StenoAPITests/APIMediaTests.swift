@@ -95,13 +95,13 @@ struct APIMediaTests {
     ])
     func badFields(_ body: String, field: String) async throws {
         let root = FixtureBook.directory.path
-        try await RunningAPI.with(configure: { $0.mediaRoot = root; $0.outbound = OutboundURLPolicy(allowedHosts: ["example.com"]) }) { api in
+        try await InProcessAPI.with(configure: { $0.mediaRoot = root; $0.outbound = OutboundURLPolicy(allowedHosts: ["example.com"]) }) { api in
             let key = try await api.key(.submit)
-            let answer = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .json(body))
+            let answer = try await api.request("POST", "/v1/media", key: key, body: .json(body))
             #expect(answer.status == 400, "\(answer.text)")
             #expect(answer.errorField == field, "\(answer.text)")
             #expect(answer.errorMessage?.isEmpty == false)
-            let count = try await api.client.query("SELECT count(*) AS n FROM media").single().decode("n", as: Int.self)
+            let count = try await api.owner.query("SELECT count(*) AS n FROM media").single().decode("n", as: Int.self)
             #expect(count == 0)
         }
     }
@@ -129,30 +129,29 @@ struct APIMediaTests {
 
     @Test("the list pages by cursor, newest first, and filters by state, priority and text")
     func listing() async throws {
-        try await RunningAPI.with { api in
+        try await InProcessAPI.with { api in
             let key = try await api.key(.admin)
             var ids: [Int] = []
             for index in 0..<5 {
-                let answer = try await HTTP.request(
-                    "POST", api.url("/v1/media"), key: key,
+                let answer = try await api.request("POST", "/v1/media", key: key,
                     body: .form([("title", "Episode \(index)"), ("priority", index == 4 ? "high" : "low")], files: [("file", FixtureBook.file("clip-2s.flac").path)]))
                 ids.append(try #require((answer.json["media"] as? [String: Any])?["media_id"] as? Int))
             }
-            let first = try await HTTP.request("GET", api.url("/v1/media?limit=2"), key: key)
+            let first = try await api.request("GET", "/v1/media?limit=2", key: key)
             let firstIDs = (first.json["media"] as? [[String: Any]])?.compactMap { $0["media_id"] as? Int }
             #expect(firstIDs == [ids[4], ids[3]])
             let cursor = try #require(first.json["next_cursor"] as? String)
-            let second = try await HTTP.request("GET", api.url("/v1/media?limit=2&cursor=\(cursor)"), key: key)
+            let second = try await api.request("GET", "/v1/media?limit=2&cursor=\(cursor)", key: key)
             #expect((second.json["media"] as? [[String: Any]])?.compactMap { $0["media_id"] as? Int } == [ids[2], ids[1]])
-            let high = try await HTTP.request("GET", api.url("/v1/media?priority=high"), key: key)
+            let high = try await api.request("GET", "/v1/media?priority=high", key: key)
             #expect((high.json["media"] as? [[String: Any]])?.compactMap { $0["media_id"] as? Int } == [ids[4]])
-            let text = try await HTTP.request("GET", api.url("/v1/media?q=episode%203"), key: key)
+            let text = try await api.request("GET", "/v1/media?q=episode%203", key: key)
             #expect((text.json["media"] as? [[String: Any]])?.compactMap { $0["media_id"] as? Int } == [ids[3]])
-            _ = try await HTTP.request("POST", api.url("/v1/media/\(ids[0])/cancel"), key: key)
-            let cancelled = try await HTTP.request("GET", api.url("/v1/media?state=cancelled"), key: key)
+            _ = try await api.request("POST", "/v1/media/\(ids[0])/cancel", key: key)
+            let cancelled = try await api.request("GET", "/v1/media?state=cancelled", key: key)
             #expect((cancelled.json["media"] as? [[String: Any]])?.compactMap { $0["media_id"] as? Int } == [ids[0]])
             for query in ["state=lost", "priority=urgent", "limit=0", "limit=201", "cursor=abc", "since=yesterday"] {
-                let answer = try await HTTP.request("GET", api.url("/v1/media?\(query)"), key: key)
+                let answer = try await api.request("GET", "/v1/media?\(query)", key: key)
                 #expect(answer.status == 400, "\(query)")
             }
         }
@@ -160,24 +159,24 @@ struct APIMediaTests {
 
     @Test("a known path with another method answers 405 with Allow")
     func methodNotAllowed() async throws {
-        try await RunningAPI.with { api in
+        try await InProcessAPI.with { api in
             let key = try await api.key(.admin)
-            let answer = try await HTTP.request("PUT", api.url("/v1/media/1"), key: key)
+            let answer = try await api.request("PUT", "/v1/media/1", key: key)
             #expect(answer.status == 405)
             #expect(answer.headers["allow"] == "DELETE, GET")
-            #expect(try await HTTP.request("TRACE", api.url("/v1/media"), key: key).status == 405)
+            #expect(try await api.request("TRACE", "/v1/media", key: key).status == 405)
         }
     }
 
     @Test("a JSON body over the limit is 413 in the error shape")
     func largeJSONBody() async throws {
-        try await RunningAPI.with { api in
+        try await InProcessAPI.with { api in
             let key = try await api.key(.submit)
             let big = #"{"title": ""# + String(repeating: "x", count: 2 << 20) + #""}"#
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-big-\(UUID().uuidString).json").path
             try big.write(toFile: path, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let answer = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .raw(path: path, contentType: "application/json"))
+            let answer = try await api.request("POST", "/v1/media", key: key, body: .raw(path: path, contentType: "application/json"))
             #expect(answer.status == 413)
             #expect(answer.errorCode != nil)
         }

@@ -16,15 +16,15 @@ struct MediaHoldTests {
 
     @Test("nothing holds a media that moves, or one that finished")
     func nothing() {
-        #expect(MediaHold.holds(facts()).isEmpty)
-        #expect(MediaHold.holds(facts(finished: true, retrying: 2, live: 0, paused: ["primary": Date()])).isEmpty)
+        #expect(MediaHold.holds(facts(), now: Date(timeIntervalSince1970: 1_000_000)).isEmpty)
+        #expect(MediaHold.holds(facts(finished: true, retrying: 2, live: 0, paused: ["primary": Date(timeIntervalSince1970: 1_000_100)]), now: Date(timeIntervalSince1970: 1_000_000)).isEmpty)
     }
 
     @Test("a paused backend holds a media only while it has chunk jobs queued, and says what to fix")
     func paused() {
         let pause = ["primary": Date(timeIntervalSince1970: 2_000_000)]
-        #expect(MediaHold.holds(facts(queuedChunks: 0, paused: pause)).isEmpty)
-        let holds = MediaHold.holds(facts(queuedChunks: 4, paused: pause))
+        #expect(MediaHold.holds(facts(queuedChunks: 0, paused: pause), now: Date(timeIntervalSince1970: 1_000_000)).isEmpty)
+        let holds = MediaHold.holds(facts(queuedChunks: 4, paused: pause), now: Date(timeIntervalSince1970: 1_000_000))
         #expect(holds.map(\.kind) == [.backendPaused])
         #expect(holds[0].message.contains("backend primary refused the configuration"))
         #expect(holds[0].message.contains("HTTP 401: invalid API key"))

@@ -15,39 +15,23 @@ struct APIRoute: Sendable {
     var handler: @Sendable (Request, APIRequestContext) async throws -> Response
 }
 
+extension APIRoute {
+    /// A route anyone may call.
+    static func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
+        APIRoute(method: method, path: path, needsKey: false, handler: handler)
+    }
+
+    /// A route behind an API key.
+    static func keyed(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
+        APIRoute(method: method, path: path, needsKey: true, handler: handler)
+    }
+}
+
 extension APIServer {
-    /// Every route; `openapi.yaml` describes the same set (`OpenAPIDocumentTests` compares them).
+    /// Every route, from the groups that hold what their handlers use; `openapi.yaml` describes
+    /// the same set (`OpenAPIDocumentTests` compares them).
     func routes() -> [APIRoute] {
-        func open(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
-            APIRoute(method: method, path: path, needsKey: false, handler: handler)
-        }
-        func keyed(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response) -> APIRoute {
-            APIRoute(method: method, path: path, needsKey: true, handler: handler)
-        }
-        return [
-            open(.get, "/healthz") { _, _ in Self.text("ok\n") },
-            open(.get, "/readyz") { _, _ in
-                let ready = await self.databaseReady()
-                return Self.text(ready ? "ready\n" : "database unreachable or its schema is outdated\n", status: ready ? .ok : .serviceUnavailable)
-            },
-            open(.get, "/metrics") { _, _ in Self.text(self.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8") },
-            open(.get, "/openapi.yaml") { _, _ in Self.text(OpenAPIDocument.yaml, contentType: "application/yaml; charset=utf-8") },
-            keyed(.post, "/v1/media", createMedia),
-            keyed(.get, "/v1/media", listMedia),
-            keyed(.get, "/v1/media/{id}", showMedia),
-            keyed(.delete, "/v1/media/{id}", deleteMedia),
-            keyed(.get, "/v1/media/{id}/transcript", transcript),
-            keyed(.post, "/v1/media/{id}/cancel", cancelMedia),
-            keyed(.post, "/v1/media/{id}/retry", retryMedia),
-            keyed(.post, "/v1/media/{id}/focus", focusMedia),
-            keyed(.get, "/v1/media/{id}/speakers", speakers),
-            keyed(.put, "/v1/media/{id}/speakers/{number}", nameSpeaker),
-            keyed(.get, "/v1/workers", workers),
-            keyed(.get, "/v1/report", report),
-            keyed(.get, "/v1/events", events),
-            keyed(.post, "/v1/audio/transcriptions", openAITranscription),
-            keyed(.get, "/v1/models") { request, context in try self.models(request, context) },
-        ]
+        operations.routes + media.routes + speakers.routes + events.routes + openAI.routes
     }
 
     func makeRouter() -> Router<APIRequestContext> {
@@ -63,7 +47,7 @@ extension APIServer {
                 router.on(RouterPath(route.path), method: route.method, use: route.handler)
             }
         }
-        addWebRoutes(to: router)
+        web.add(to: router)
         // A known path asked with another method is 405 with the methods it has, not 404.
         let methodsByPath = Dictionary(grouping: table, by: \.path).mapValues { $0.map(\.method) }
         for (path, methods) in methodsByPath {
@@ -80,10 +64,6 @@ extension APIServer {
     }
 
     static let otherMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, .connect, HTTPRequest.Method("QUERY")!]
-
-    static func text(_ text: String, status: HTTPResponse.Status = .ok, contentType: String = "text/plain; charset=utf-8") -> Response {
-        Response(status: status, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
 }
 
 /// Turns the store's and the database's errors into answers: an `AdminError` keeps its code and

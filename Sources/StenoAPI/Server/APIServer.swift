@@ -29,6 +29,13 @@ public final class APIServer: Sendable {
     private let boundPort = Mutex<Int?>(nil)
     /// Every wait and every "now" of the server: caches, keep-alives, sweeps, schema waits.
     let clock: any MonotonicClock
+    // The route groups, each holding only what its handlers use.
+    let operations: OperationsRoutes
+    let media: MediaRoutes
+    let speakers: SpeakerRoutes
+    let events: EventRoutes
+    let openAI: OpenAIRoutes
+    let web: WebRoutes
 
     public init(
         configuration: APIConfiguration, database: PostgresConfiguration, client: PostgresClient, clock: any MonotonicClock = .continuous,
@@ -39,7 +46,7 @@ public final class APIServer: Sendable {
         self.database = database
         self.client = client
         self.logger = logger
-        store = AdminStore(client: client, logger: logger)
+        store = AdminStore(client: client, logger: logger, clock: clock)
         keys = KeyStore(client: client)
         metrics = APIMetrics()
         authenticator = KeyAuthenticator(
@@ -49,6 +56,21 @@ public final class APIServer: Sendable {
         sessions = SessionStore(client: client)
         webAuthenticator = WebSessionAuthenticator(sessions: sessions, cacheLifetime: configuration.keyCacheLifetime, clock: clock)
         assets = WebAssets(bundle: OpenAPIDocument.bundleDirectory)
+        // How this server takes a recording in: uploads, URLs it fetches, paths under its media root.
+        let intake = RecordingIntake(
+            uploadDirectory: configuration.uploadDirectory, mediaRoot: configuration.mediaRoot, maxUploadBytes: configuration.maxUploadBytes,
+            policy: configuration.outbound, outbound: outbound, metrics: metrics)
+        let store = store
+        operations = OperationsRoutes(store: store, metrics: metrics, clock: clock, databaseReady: { await Self.databaseReady(store) })
+        media = MediaRoutes(store: store, intake: intake, outbound: outbound, clock: clock, logger: logger)
+        speakers = SpeakerRoutes(store: store)
+        events = EventRoutes(store: store, hub: hub)
+        openAI = OpenAIRoutes(
+            store: store, hub: hub, intake: intake, speakerEncoder: configuration.speakers, transcriptionTimeout: configuration.transcriptionTimeout,
+            clock: clock)
+        web = WebRoutes(
+            store: store, keys: keys, sessions: sessions, webAuthenticator: webAuthenticator, assets: assets, metrics: metrics, media: media,
+            eventRoutes: events, sessionLifetime: configuration.webSessionLifetime)
     }
 
     /// The port the server listens on, once it does (useful with port 0).
@@ -91,7 +113,7 @@ public final class APIServer: Sendable {
     }
 
     /// Whether the database answers and has the schema this server needs.
-    func databaseReady() async -> Bool {
+    static func databaseReady(_ store: AdminStore) async -> Bool {
         do {
             try await store.checkSchema()
             return true

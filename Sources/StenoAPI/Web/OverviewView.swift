@@ -89,7 +89,7 @@ struct OverviewView: Sendable {
     var fleet: Fleet?
     var generatedAt: String
 
-    init(_ overview: FleetOverview, chrome: WebChrome) {
+    init(_ overview: FleetOverview, chrome: WebChrome, now: Date) {
         self.chrome = chrome
         tenant = overview.tenant
         states = MediaState.allCases.map { state in
@@ -120,7 +120,7 @@ struct OverviewView: Sendable {
         }
         hasFailures = !failures.isEmpty
         fleet = overview.fleet.map(Self.fleet)
-        generatedAt = WebPages.date(Date())
+        generatedAt = WebPages.date(now)
     }
 
     /// "12.5× real time (1:02:30 of audio in 5:00)".

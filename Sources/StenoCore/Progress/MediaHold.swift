@@ -51,7 +51,7 @@ public struct MediaHold: Sendable, Equatable, Codable {
     }
 
     /// The holds the facts add up to; none for a finished media.
-    public static func holds(_ facts: Facts, now: Date = Date()) -> [MediaHold] {
+    public static func holds(_ facts: Facts, now: Date) -> [MediaHold] {
         guard !facts.mediaFinished else { return [] }
         var holds: [MediaHold] = []
         if facts.liveWorkers == 0 {

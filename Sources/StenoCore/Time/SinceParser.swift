@@ -3,7 +3,7 @@ public import Foundation
 /// `--since` and the API's `since`: a span back from now (`90m`, `24h`, `7d`, `2w`) or a date (`2026-11-20`,
 /// `2026-11-20T08:00:00Z`), read in UTC.
 public enum SinceParser {
-    public static func parse(_ text: String, now: Date = Date()) -> Date? {
+    public static func parse(_ text: String, now: Date) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         // A span is finite and at most about a century: Dates and timestamps beyond that overflow.
         if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount.isFinite, amount >= 0 {

@@ -80,7 +80,7 @@ extension AdminStore {
                 """
                 WITH requeued AS (
                     UPDATE jobs j
-                    SET state = \(JobState.queued), run_at = now(), max_attempts = j.attempt + \(attemptBudget), cancel_requested = false,
+                    SET state = \(JobState.queued), run_at = \(time.now), max_attempts = j.attempt + \(attemptBudget), cancel_requested = false,
                         error_class = NULL, error_message = NULL, finished_at = NULL, updated_at = now()
                     WHERE (j.media_id = \(mediaID) OR j.chapter_id IN (SELECT id FROM chapters WHERE media_id = \(mediaID)))
                       AND j.state IN (\(literals: [JobState.failed, .cancelled]))
@@ -146,7 +146,7 @@ extension AdminStore {
         // not seen the cancel yet may be writing a job and its chunk in the other order: one of
         // the two is then chosen as a deadlock victim. The victim's statement was rolled back
         // whole, so the delete is simply run again.
-        let row = try await Self.retryingConflicts { try await client.query(
+        let row = try await retryingConflicts { try await client.query(
             """
             WITH counted AS (
                 SELECT (SELECT count(*) FROM chapters WHERE media_id = \(mediaID)) AS chapters,
@@ -226,19 +226,19 @@ extension AdminStore {
     /// chapter and media it moves on: the two orders can deadlock (a cancel mid-upload did in
     /// CI, `AdminControlConflictTests`). The control, rolled back whole, is simply run again.
     func withControlTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await Self.retryingConflicts { try await client.withTransaction(body) }
+        try await retryingConflicts { try await client.withTransaction(body) }
     }
 
     /// Runs `body` again (up to `attempts` times in all) when PostgreSQL chose it as a deadlock
     /// victim or aborted it for a serialization conflict: both roll the statement back whole.
-    static func retryingConflicts<Result>(attempts: Int = 4, _ body: () async throws -> Result) async throws -> Result {
+    func retryingConflicts<Result>(attempts: Int = 4, _ body: () async throws -> Result) async throws -> Result {
         var attempt = 1
         while true {
             do {
                 return try await body()
             } catch let error as PostgresError where ["40P01", "40001"].contains(error.sqlState ?? "") && attempt < attempts {
                 attempt += 1
-                try await Task.sleep(for: .milliseconds(Int64.random(in: 10...50) * Int64(attempt)))
+                try await clock.sleep(for: .milliseconds(Int64.random(in: 10...50) * Int64(attempt)))
             }
         }
     }

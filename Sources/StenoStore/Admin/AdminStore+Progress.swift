@@ -131,9 +131,9 @@ extension AdminStore {
                 -- one read of `jobs_media_idx`; `OR chapter_id IN (...)` made it a scan of every job.
                 SELECT j.* FROM jobs j WHERE j.media_id = \(mediaID)
             ), retrying AS (
-                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > now()
+                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > \(time.now)
             ), live AS (
-                SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > now() - interval '60 seconds'
+                SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > \(time.now) - interval '60 seconds'
             )
             SELECT (SELECT state FROM media WHERE id = \(mediaID)) AS media_state,
                    (SELECT count(*) FROM media_jobs WHERE state = \(JobState.queued) AND kind = \(literal: JobKind.chunk)) AS queued_chunks,
@@ -145,7 +145,8 @@ extension AdminStore {
                    (SELECT count(*) FROM live) AS live_workers,
                    (SELECT COALESCE(jsonb_object_agg(p.key, p.value), '{}'::jsonb)::text
                     FROM live, jsonb_each_text(live.paused_backends) AS p) AS paused,
-                   (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message
+                   (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message,
+                   \(time.now) AS now
             """
         ).single()
         guard let state = try row.decode("media_state", as: MediaState?.self) else { throw Self.noSuchMedia(mediaID) }
@@ -159,7 +160,7 @@ extension AdminStore {
             nextRetryAt: try row.decode("next_retry"), highestAttempt: try row.decode("highest_attempt"),
             maxAttempts: try row.decode("max_attempts"), lastError: try row.decode("last_error"),
             liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"))
-        return MediaHold.holds(facts)
+        return MediaHold.holds(facts, now: try row.decode("now"))
     }
 }
 

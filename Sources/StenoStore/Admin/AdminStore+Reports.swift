@@ -17,9 +17,9 @@ extension AdminStore {
         let queue = try await client.query(
             """
             SELECT kind, state, count(*) AS jobs,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= now()) AS ready,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > now()) AS delayed,
-                   round(extract(epoch FROM now() - min(created_at))::numeric, 1) AS oldest_age_seconds
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(time.now)) AS ready,
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > \(time.now)) AS delayed,
+                   round(extract(epoch FROM \(time.now) - min(created_at))::numeric, 1) AS oldest_age_seconds
             FROM (
                 SELECT kind, state, run_at, created_at FROM jobs WHERE state = \(literal: JobState.queued)
                 UNION ALL
@@ -131,7 +131,7 @@ extension AdminStore {
         try await client.query(
             """
             SELECT backend, requests_per_minute, audio_seconds_per_hour, granted, waited, requests, audio_seconds,
-                   extract(epoch FROM refilled_at)::float8 AS refilled_at, extract(epoch FROM now())::float8 AS now
+                   extract(epoch FROM refilled_at)::float8 AS refilled_at, extract(epoch FROM \(time.now))::float8 AS now
             FROM backend_rate_limits ORDER BY backend
             """
         ).map { row in

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import StenoCore
+public import StenoInfrastructure
 public import StenoPostgres
 
 /// What the admin CLI reads and changes beyond the job queue: media, chapters, progress,
@@ -8,13 +9,22 @@ public import StenoPostgres
 public struct AdminStore: Sendable {
     public let client: PostgresClient
     let logger: Logger
+    /// The waits between the runs of a control PostgreSQL chose as a deadlock victim.
+    let clock: any MonotonicClock
+    /// What now is in the statements that decide or report by time: the database's, in production.
+    let time: StatementTime
 
-    public init(client: PostgresClient, logger: Logger = Logger(label: "steno.admin")) {
+    public init(
+        client: PostgresClient, logger: Logger = Logger(label: "steno.admin"), clock: any MonotonicClock = .continuous,
+        time: StatementTime = .database
+    ) {
         self.client = client
         self.logger = logger
+        self.clock = clock
+        self.time = time
     }
 
-    var jobs: JobStore { JobStore(client: client) }
+    var jobs: JobStore { JobStore(client: client, time: time) }
 
     /// Fails with `schemaOutdated` unless every migration this code needs was applied.
     public func checkSchema() async throws {

@@ -192,7 +192,7 @@ public struct ChunkJobHandler: JobHandler {
             // The probe (or a job that was already running) got an answer: the fleet resumes.
             if let since = try await store.endOutage(backend: result.backend) {
                 context.logger.notice("the backend answers again; chunk jobs resume", metadata: [
-                    "backend": "\(result.backend)", "down_for_seconds": "\(Int(Date().timeIntervalSince(since)))",
+                    "backend": "\(result.backend)", "down_for_seconds": "\(Int(context.clock.date.timeIntervalSince(since)))",
                 ])
             }
         }

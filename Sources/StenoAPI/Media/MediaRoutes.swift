@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOPosix
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
 import StenoStore
@@ -14,7 +15,31 @@ import Glibc
 import NIOFoundationEssentialsCompat
 #endif
 
-extension APIServer {
+/// The media routes of `/v1`: submit, list, show, the transcript, cancel, retry, focus and
+/// delete. They hold the store, how a recording is taken in, and the check of webhook URLs.
+struct MediaRoutes: Sendable {
+    let store: AdminStore
+    let intake: RecordingIntake
+    let outbound: OutboundURLCheck
+    /// What "since" counts back from.
+    let clock: any MonotonicClock
+    let logger: Logger
+
+    var routes: [APIRoute] {
+        [
+            .keyed(.post, "/v1/media", createMedia),
+            .keyed(.get, "/v1/media", listMedia),
+            .keyed(.get, "/v1/media/{id}", showMedia),
+            .keyed(.delete, "/v1/media/{id}", deleteMedia),
+            .keyed(.get, "/v1/media/{id}/transcript", transcript),
+            .keyed(.post, "/v1/media/{id}/cancel", cancelMedia),
+            .keyed(.post, "/v1/media/{id}/retry", retryMedia),
+            .keyed(.post, "/v1/media/{id}/focus", focusMedia),
+        ]
+    }
+}
+
+extension MediaRoutes {
     /// `POST /v1/media`: an upload (multipart, streamed to the upload directory), or JSON naming a
     /// URL or a path under the media root. 202 with `Location`; with an `Idempotency-Key` already
     /// used by this tenant, the first media again (`replayed`), and an upload is not kept twice.
@@ -70,13 +95,6 @@ extension APIServer {
         }
     }
 
-    /// How this server takes a recording in: uploads, URLs it fetches, paths under its media root.
-    var intake: RecordingIntake {
-        RecordingIntake(
-            uploadDirectory: configuration.uploadDirectory, mediaRoot: configuration.mediaRoot, maxUploadBytes: configuration.maxUploadBytes,
-            policy: configuration.outbound, outbound: outbound, metrics: metrics)
-    }
-
     private func submitted(_ mediaID: Int64, tenant: String, replayed: Bool) async throws -> Response {
         let progress = try await store.progress(of: mediaID, tenant: tenant)
         return try APIJSON.response(
@@ -97,13 +115,6 @@ extension APIServer {
         return key
     }
 
-    func mediaID(_ context: APIRequestContext) throws -> Int64 {
-        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
-            throw APIError.notFound("there is no such media: media ids are positive whole numbers")
-        }
-        return id
-    }
-
     // MARK: Reading
 
     /// `GET /v1/media`: newest first, filtered by `state`, `priority`, `since`, `q`; `limit` per
@@ -113,8 +124,8 @@ extension APIServer {
         let query = request.uri.queryParameters
         var filter = try Self.mediaFilter(
             tenant: principal.tenant, states: query["state"].map(String.init), priorities: query["priority"].map(String.init),
-            since: query["since"].map(String.init), text: query["q"].map(String.init))
-        filter.limit = try Self.integer(query["limit"].map(String.init), field: "limit", in: 1...200) ?? 50
+            since: query["since"].map(String.init), text: query["q"].map(String.init), now: clock.date)
+        filter.limit = try RouteParameters.integer(query["limit"].map(String.init), field: "limit", in: 1...200) ?? 50
         if let cursor = query["cursor"].map(String.init) {
             guard let before = Int64(cursor), before > 0 else {
                 throw APIError.badRequest("cursor must be the next_cursor of a page before", field: "cursor")
@@ -129,7 +140,9 @@ extension APIServer {
     /// A media list's filter from its query (the API's `GET /v1/media` and the web view's list):
     /// states and priorities comma-separated, `since` as `SinceParser` reads it, text in the title
     /// or source. An empty text is no filter.
-    static func mediaFilter(tenant: String, states: String?, priorities: String?, since: String?, text: String?) throws -> AdminStore.MediaFilter {
+    static func mediaFilter(
+        tenant: String, states: String?, priorities: String?, since: String?, text: String?, now: Date
+    ) throws -> AdminStore.MediaFilter {
         var filter = AdminStore.MediaFilter(tenant: tenant)
         if let states {
             filter.states = try states.split(separator: ",").map { name in
@@ -150,7 +163,7 @@ extension APIServer {
             }
         }
         if let since {
-            guard let date = SinceParser.parse(since) else {
+            guard let date = SinceParser.parse(since, now: now) else {
                 throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
             }
             filter.createdSince = date
@@ -166,7 +179,7 @@ extension APIServer {
 
     func showMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         // The three statements at once, on three connections: the tenant check is the first's,
         // and the others' rows are dropped unread when it fails. (Holds are read for a finished
         // media too, to be at once, and then left out: a finished media is held by nothing.)
@@ -180,7 +193,7 @@ extension APIServer {
     /// `GET /v1/media/{id}/transcript?format=txt|srt|vtt|json|podcast[&chapter=N]`.
     func transcript(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         let query = request.uri.queryParameters
         let export = try await exportTranscript(
             id, tenant: principal.tenant, format: query["format"].map(String.init) ?? "json", chapter: query["chapter"].map(String.init))
@@ -201,7 +214,7 @@ extension APIServer {
             throw APIError.badRequest(
                 "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)", field: "format")
         }
-        let chapter = try Self.integer(chapterText, field: "chapter", in: 1...100_000)
+        let chapter = try RouteParameters.integer(chapterText, field: "chapter", in: 1...100_000)
         try await store.requireMedia(id, tenant: tenant)
         let source = try await store.transcriptSource(mediaID: id, chapter: chapter)
         return (source, format, "media-\(id)" + (chapter.map { "-chapter-\($0)" } ?? ""))
@@ -243,23 +256,23 @@ extension APIServer {
 
     func cancelMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let id = try mediaID(context)
-        let chapter = try Self.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000)
+        let id = try RouteParameters.mediaID(context)
+        let chapter = try RouteParameters.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000)
         try await store.requireMedia(id, tenant: principal.tenant)
         return try APIJSON.response(try await store.cancel(mediaID: id, chapter: chapter, reason: "cancelled through the API by key \(principal.prefix)"))
     }
 
     func retryMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         try await store.requireMedia(id, tenant: principal.tenant)
         return try APIJSON.response(try await store.retry(mediaID: id))
     }
 
     func focusMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let id = try mediaID(context)
-        guard let chapter = try Self.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000) else {
+        let id = try RouteParameters.mediaID(context)
+        guard let chapter = try RouteParameters.integer(request.uri.queryParameters["chapter"].map(String.init), field: "chapter", in: 1...100_000) else {
             throw APIError.badRequest("name the chapter the listener is on: ?chapter=N", field: "chapter")
         }
         try await store.requireMedia(id, tenant: principal.tenant)
@@ -269,41 +282,17 @@ extension APIServer {
     /// `DELETE /v1/media/{id}`: the media, its transcript and jobs, and its uploaded file.
     func deleteMedia(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        return try APIJSON.response(try await deleteMedia(try mediaID(context), tenant: principal.tenant))
+        return try APIJSON.response(try await deleteMedia(try RouteParameters.mediaID(context), tenant: principal.tenant))
     }
 
     /// Deletes a tenant's media, and its recording when it was an upload (API and web view alike).
     func deleteMedia(_ id: Int64, tenant: String) async throws -> AdminStore.DeleteOutcome {
         let source = try await store.source(of: id, tenant: tenant)
         let outcome = try await store.delete(mediaID: id)
-        if let directory = configuration.uploadDirectory, source.hasPrefix(directory + "/") {
+        if let directory = intake.uploadDirectory, source.hasPrefix(directory + "/") {
             await RecordingIntake.removeFile(at: source)
         }
         return outcome
     }
 
-    // MARK: The fleet
-
-    func workers(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        _ = try context.require(.admin)
-        return try APIJSON.response(["workers": try await store.workers()])
-    }
-
-    /// `GET /v1/report?since=24h`: the operations report `steno report` prints.
-    func report(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        _ = try context.require(.admin)
-        let since = request.uri.queryParameters["since"].map(String.init) ?? "24h"
-        guard let start = SinceParser.parse(since) else {
-            throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
-        }
-        return try APIJSON.response(try await store.report(since: start))
-    }
-
-    static func integer(_ text: String?, field: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw APIError.badRequest("\(field) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)", field: field)
-        }
-        return value
-    }
 }

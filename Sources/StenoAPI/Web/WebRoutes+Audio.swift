@@ -5,12 +5,12 @@ import StenoCore
 import StenoInfrastructure
 import StenoStore
 
-extension APIServer {
+extension WebRoutes {
     /// `GET /media/{id}/audio`: the recording, with HTTP Range requests, so that the reader's
     /// player seeks anywhere in a long book by fetching only the part it plays.
     func audio(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         let source = try await store.source(of: id, tenant: principal.tenant)
         let file = await Self.playableFile(source)
         guard let path = file.path else { throw APIError.notFound(file.problem ?? "the recording cannot be played here") }
@@ -54,13 +54,13 @@ extension APIServer {
     /// `GET /media/{id}/download?format=...[&chapter=N]`: an export as a file to save.
     func download(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         let query = try WebPages.query(request)
-        let export = try await exportTranscript(id, tenant: principal.tenant, format: query["format"] ?? "txt", chapter: query["chapter"])
+        let export = try await media.exportTranscript(id, tenant: principal.tenant, format: query["format"] ?? "txt", chapter: query["chapter"])
         let name = export.name + (export.format == .podcast ? ".podcast.json" : "." + export.format.rawValue)
         return Response(
             status: .ok,
-            headers: [.contentType: Self.contentType(of: export.format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
-            body: exportBody(export.source, format: export.format))
+            headers: [.contentType: MediaRoutes.contentType(of: export.format), .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
+            body: media.exportBody(export.source, format: export.format))
     }
 }

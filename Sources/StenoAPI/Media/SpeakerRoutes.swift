@@ -4,12 +4,24 @@ import NIOFoundationEssentialsCompat
 import StenoCore
 import StenoStore
 
-extension APIServer {
+/// Who speaks in a media, and the names given to them.
+struct SpeakerRoutes: Sendable {
+    let store: AdminStore
+
+    var routes: [APIRoute] {
+        [
+            .keyed(.get, "/v1/media/{id}/speakers", speakers),
+            .keyed(.put, "/v1/media/{id}/speakers/{number}", nameSpeaker),
+        ]
+    }
+}
+
+extension SpeakerRoutes {
     /// `GET /v1/media/{id}/speakers`: who speaks in the media, by number, with talk time and the
     /// name (given, or recognised from one of the tenant's voice profiles, with its similarity).
     func speakers(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         try await store.requireMedia(id, tenant: principal.tenant)
         return try APIJSON.response(["speakers": try await store.speakers(mediaID: id)])
     }
@@ -19,8 +31,8 @@ extension APIServer {
     /// `{"name": null}` takes a name away (a wrong match) for this media.
     func nameSpeaker(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.submit)
-        let id = try mediaID(context)
-        guard let number = try Self.integer(context.parameters.get("number"), field: "number", in: 1...10_000) else {
+        let id = try RouteParameters.mediaID(context)
+        guard let number = try RouteParameters.integer(context.parameters.get("number"), field: "number", in: 1...10_000) else {
             throw APIError.badRequest("name the speaker by its number, as GET /v1/media/\(id)/speakers lists it", field: "number")
         }
         struct Naming: Decodable {

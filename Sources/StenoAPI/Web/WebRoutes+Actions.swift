@@ -6,7 +6,7 @@ import StenoCore
 import StenoInfrastructure
 import StenoStore
 
-extension APIServer {
+extension WebRoutes {
     // MARK: Signing in and out
 
     func signInPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -48,13 +48,13 @@ extension APIServer {
             metrics.recordRefusal("unauthorized")
             return try signInForm(next: next, problem: "That key is unknown or revoked.", status: .unauthorized, request: request)
         }
-        let session = try await sessions.create(keyID: principal.keyID, lifetime: configuration.webSessionLifetime)
+        let session = try await sessions.create(keyID: principal.keyID, lifetime: sessionLifetime)
         context.logger.info("signed in to the web view", metadata: ["key": "\(principal.prefix)", "tenant": "\(principal.tenant)"])
         var response = WebPages.redirect(to: next)
         response.setCookie(
             Cookie(
                 name: WebSessionAuthenticator.cookieName, value: session.secret,
-                maxAge: Int(configuration.webSessionLifetime.components.seconds), path: "/", secure: Self.isSecure(request), httpOnly: true,
+                maxAge: Int(sessionLifetime.components.seconds), path: "/", secure: Self.isSecure(request), httpOnly: true,
                 sameSite: .strict))
         response.setCookie(Cookie(name: WebCSRF.signInCookie, value: "", maxAge: 0, path: "/sign-in", httpOnly: true, sameSite: .strict))
         return response
@@ -141,7 +141,7 @@ extension APIServer {
             return try await speakerAction(request, context, number: Int(action.dropFirst("speaker-".count)))
         }
         let (form, principal) = try await checkedForm(request, context, needs: .admin)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         switch action {
         case "cancel":
             try await store.requireMedia(id, tenant: principal.tenant)
@@ -152,7 +152,7 @@ extension APIServer {
             _ = try await store.retry(mediaID: id)
             return WebPages.redirect(to: "/media/\(id)?did=retried")
         case "delete":
-            _ = try await deleteMedia(id, tenant: principal.tenant)
+            _ = try await media.deleteMedia(id, tenant: principal.tenant)
             context.logger.info("media deleted in the web view", metadata: ["media.id": "\(id)"])
             return WebPages.redirect(to: "/media?did=deleted")
         case "focus":
@@ -169,7 +169,7 @@ extension APIServer {
 
     private func speakerAction(_ request: Request, _ context: APIRequestContext, number: Int?) async throws -> Response {
         let (form, principal) = try await checkedForm(request, context, needs: .submit)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         guard let number, number >= 1 else { throw APIError.notFound("there is no such speaker") }
         try await store.requireMedia(id, tenant: principal.tenant)
         let name = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)

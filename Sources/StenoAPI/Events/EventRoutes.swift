@@ -4,7 +4,17 @@ import Hummingbird
 import StenoCore
 import StenoStore
 
-extension APIServer {
+/// The event stream of a tenant's media (`/v1/events`, and the web view's `/events`).
+struct EventRoutes: Sendable {
+    let store: AdminStore
+    let hub: ProgressHub
+
+    var routes: [APIRoute] {
+        [.keyed(.get, "/v1/events", events)]
+    }
+}
+
+extension EventRoutes {
     /// `GET /v1/events[?media=1,2]`: Server-Sent Events of the tenant's media. Each change is a
     /// `progress` event whose data is the media as `GET /v1/media` lists it; `resync` means
     /// changes may have been missed. With `media`, only those media, and their current state

@@ -6,14 +6,14 @@ import StenoInfrastructure
 import StenoMedia
 import StenoVoice
 
-extension APIServer {
+extension OpenAIRoutes {
     /// The voice of each of a request's known speakers: its reference clip (a data URL of 1 to
     /// 30 s of audio, as OpenAI takes them) decoded with FFmpeg and measured by the speaker
     /// encoder, as the workers measure a media's speech. A clip that cannot be read refuses the
     /// request with the speaker's name; nothing is enqueued.
     func knownSpeakerVoices(_ known: [(name: String, reference: String)]) async throws -> [(name: String, embedding: [Float])] {
         guard !known.isEmpty else { return [] }
-        guard let encoder = configuration.speakers else {
+        guard let encoder = speakerEncoder else {
             throw APIError(
                 .serviceUnavailable, code: "no_speaker_model", "this server cannot measure known_speaker_references[]: it has no speaker model",
                 field: "known_speaker_references[]", hint: "the operator runs scripts/speaker-model and sets STENO_SPEAKER_MODEL for steno-api")

@@ -7,9 +7,10 @@ import StenoStore
 
 #if canImport(Glibc)
 import Glibc
+import StenoInfrastructure
 #endif
 
-extension APIServer {
+extension WebRoutes {
     func overviewPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let start = ContinuousClock.now
@@ -17,7 +18,7 @@ extension APIServer {
         let chrome = WebChrome(
             principal: principal, session: context.webSession, section: .overview,
             notice: WebChrome.notice(for: try WebPages.query(request)["did"]), live: true)
-        return try page("overview", OverviewView(overview, chrome: chrome), timedSince: start)
+        return try page("overview", OverviewView(overview, chrome: chrome, now: media.clock.date), timedSince: start)
     }
 
     func mediaListPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -29,7 +30,7 @@ extension APIServer {
         let priority = query["priority"].flatMap { $0.isEmpty ? nil : $0 }
         let since = query["since"].flatMap { $0.isEmpty ? nil : $0 }
         let text = query["q"].flatMap { $0.isEmpty ? nil : $0 }
-        var filter = try Self.mediaFilter(tenant: principal.tenant, states: state, priorities: priority, since: since, text: text)
+        var filter = try MediaRoutes.mediaFilter(tenant: principal.tenant, states: state, priorities: priority, since: since, text: text, now: media.clock.date)
         filter.limit = 50
         if let cursor = query["cursor"] {
             guard let before = Int64(cursor), before > 0 else { throw APIError.badRequest("cursor must come from an Older link", field: "cursor") }
@@ -59,7 +60,7 @@ extension APIServer {
     func mediaPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
         let start = ContinuousClock.now
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         async let progress = store.progress(of: id, tenant: principal.tenant)
         async let chapters = store.chapterProgress(of: id)
         async let holds = store.holds(of: id)
@@ -76,11 +77,11 @@ extension APIServer {
 
     func readerPage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.read)
-        let id = try mediaID(context)
+        let id = try RouteParameters.mediaID(context)
         let start = ContinuousClock.now
         let query = try WebPages.query(request)
-        let chapter = try Self.integer(query["chapter"], field: "chapter", in: 1...100_000)
-        let from = try Self.integer(query["from"], field: "from", in: 0...100_000_000)
+        let chapter = try RouteParameters.integer(query["chapter"], field: "chapter", in: 1...100_000)
+        let from = try RouteParameters.integer(query["from"], field: "from", in: 0...100_000_000)
         var time: Double?
         if let text = query["t"] {
             guard let value = Double(text), value.isFinite, value >= 0 else {
@@ -103,7 +104,7 @@ extension APIServer {
         let text = (query["q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let language = query["language"].flatMap { $0.isEmpty ? nil : $0 }
         let speaker = query["speaker"].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        let offset = try Self.integer(query["offset"], field: "offset", in: 0...1000) ?? 0
+        let offset = try RouteParameters.integer(query["offset"], field: "offset", in: 0...1000) ?? 0
         async let languageList = store.languages(tenant: principal.tenant)
         var problem: String?
         var hits: [SearchHit] = []

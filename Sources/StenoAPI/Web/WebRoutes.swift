@@ -6,11 +6,26 @@ import StenoCore
 import StenoInfrastructure
 import StenoStore
 
-extension APIServer {
+/// The web view: pages and their forms under a session cookie, the sign-in page and the static
+/// files. They hold the store, the keys and sessions of signing in, the templates, and the media
+/// and event routes whose work the pages share.
+struct WebRoutes: Sendable {
+    let store: AdminStore
+    let keys: KeyStore
+    let sessions: SessionStore
+    let webAuthenticator: WebSessionAuthenticator
+    let assets: WebAssets
+    let metrics: APIMetrics
+    let media: MediaRoutes
+    let eventRoutes: EventRoutes
+    let sessionLifetime: Duration
+}
+
+extension WebRoutes {
     /// The web view's routes, beside the API's: pages and their forms under a session cookie
     /// (`WebSessionAuthenticator`), and the sign-in page and static files without one. They are
     /// not part of `openapi.yaml`, which describes the API for programs.
-    func addWebRoutes(to router: Router<APIRequestContext>) {
+    func add(to router: Router<APIRequestContext>) {
         let open = router.group().add(middleware: WebErrorMiddleware(assets: assets))
         open.get("/sign-in", use: signInPage)
         open.post("/sign-in", use: signIn)
@@ -28,7 +43,7 @@ extension APIServer {
         pages.get("/media/{id}/download", use: download)
         pages.get("/search", use: searchPage)
         pages.get("/confirm", use: confirmPage)
-        pages.get("/events", use: events)
+        pages.get("/events", use: eventRoutes.events)
         pages.post("/media/{id}/{action}", use: mediaAction)
         pages.post("/failures/{action}", use: failuresAction)
         pages.post("/sign-out", use: signOut)

@@ -3,9 +3,29 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoStore
+import StenoVoice
 
-extension APIServer {
+/// OpenAI's transcription endpoint, for audio of any length, and its model list.
+struct OpenAIRoutes: Sendable {
+    let store: AdminStore
+    let hub: ProgressHub
+    let intake: RecordingIntake
+    /// What measures `known_speaker_references[]`; nil where the server has no speaker model.
+    let speakerEncoder: SpeakerEncoder?
+    let transcriptionTimeout: Duration
+    let clock: any MonotonicClock
+
+    var routes: [APIRoute] {
+        [
+            .keyed(.post, "/v1/audio/transcriptions", openAITranscription),
+            .keyed(.get, "/v1/models") { request, context in try models(request, context) },
+        ]
+    }
+}
+
+extension OpenAIRoutes {
     /// OpenAI's transcription request fields; others OpenAI defines (`temperature`,
     /// `chunking_strategy`, `include[]`) are accepted and have no effect.
     static let openAIFields: Set<String> = [
@@ -53,7 +73,7 @@ extension APIServer {
                 "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "upload.bytes": "\(file.bytes)", "stream": "\(plan.stream)",
             ])
             let follower = TranscriptionFollower(
-                store: store, mediaID: enqueued.mediaID, subscription: subscription, deadline: clock.now + configuration.transcriptionTimeout,
+                store: store, mediaID: enqueued.mediaID, subscription: subscription, deadline: clock.now + transcriptionTimeout,
                 clock: clock)
             let headers: HTTPFields = [HTTPField.Name("X-Steno-Media-Id")!: String(enqueued.mediaID)]
             if plan.stream {
@@ -122,7 +142,7 @@ struct OpenAITranscriptionPlan: Sendable {
     var knownSpeakers: [(name: String, reference: String)]
 
     init(form: UploadReceiver.Form) throws {
-        for name in form.fields.keys.sorted() where !APIServer.openAIFields.contains(name) {
+        for name in form.fields.keys.sorted() where !OpenAIRoutes.openAIFields.contains(name) {
             throw APIError.badRequest("unknown field \(name)", field: name)
         }
         guard form.field("model")?.allSatisfy(\.isWhitespace) == false else {
