@@ -39,27 +39,17 @@ struct InProcessAPI: Sendable {
         _ body: @escaping @Sendable (InProcessAPI) async throws -> Value
     ) async throws -> Value {
         try await TestDatabase.with { database in
-            let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("steno-uploads-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: uploads, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: uploads) }
-            var settings = APIConfiguration(host: "127.0.0.1", port: 0, uploadDirectory: uploads)
-            configure(&settings)
-            var logger = Logger(label: "steno.api.test")
-            logger.logLevel = .warning
-            let serverClient = database.client(maxConnections: settings.databaseConnections)
-            let owner = database.client(maxConnections: 1)
-            let server = APIServer(configuration: settings, database: database.configuration, client: serverClient, clock: clock, logger: logger)
+            let made = try TestAPIServer(served: database, keys: database, clock: clock, configure: configure)
             let outcome: Result<Value, any Error>
             do {
                 outcome = .success(
-                    try await server.makeApplication(onListening: { _ in }).test(.router) { client in
-                        try await body(InProcessAPI(client: client, owner: owner, uploadDirectory: uploads))
+                    try await made.server.makeApplication(onListening: { _ in }).test(.router) { client in
+                        try await body(InProcessAPI(client: client, owner: made.owner, uploadDirectory: made.uploadDirectory))
                     })
             } catch {
                 outcome = .failure(error)
             }
-            await serverClient.shutdown()
-            await owner.shutdown()
+            await made.close()
             return try outcome.get()
         }
     }

@@ -56,17 +56,9 @@ struct RunningAPI: Sendable {
         served: TestDatabase, keys: TestDatabase, clock: any MonotonicClock, configure: (inout APIConfiguration) -> Void,
         _ body: (RunningAPI) async throws -> Result
     ) async throws -> Result {
-        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("steno-uploads-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: uploads, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: uploads) }
-        var settings = APIConfiguration(host: "127.0.0.1", port: 0, uploadDirectory: uploads)
-        configure(&settings)
-        var logger = Logger(label: "steno.api.test")
-        logger.logLevel = .warning
-        // Few connections: the API suites run in parallel with the rest of phase 2 on one cluster.
-        let serverClient = served.client(maxConnections: settings.databaseConnections)
-        let ownerClient = keys.client(maxConnections: 1)
-        let server = APIServer(configuration: settings, database: served.configuration, client: serverClient, clock: clock, logger: logger)
+        let made = try TestAPIServer(served: served, keys: keys, clock: clock, configure: configure)
+        let server = made.server
+        let logger = made.logger
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
             configuration: .init(services: server.services { portContinuation.yield($0) }, gracefulShutdownSignals: [], logger: logger))
@@ -79,21 +71,19 @@ struct RunningAPI: Sendable {
         guard let port = await iterator.next() else {
             throw TestEnvironmentError("steno-api did not start listening: \(await running.result)")
         }
-        let api = RunningAPI(port: port, database: served, client: ownerClient, uploadDirectory: uploads, server: server)
+        let api = RunningAPI(port: port, database: served, client: made.owner, uploadDirectory: made.uploadDirectory, server: server)
         let result: Result
         do {
             result = try await body(api)
         } catch {
             await group.triggerGracefulShutdown()
             _ = await running.result
-            await serverClient.shutdown()
-            await ownerClient.shutdown()
+            await made.close()
             throw error
         }
         await group.triggerGracefulShutdown()
         _ = await running.result
-        await serverClient.shutdown()
-        await ownerClient.shutdown()
+        await made.close()
         return result
     }
 }
