@@ -34,7 +34,19 @@ struct WorkerTestDatabase {
         let jobs = try await client.query(
             "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = \(id) GROUP BY 1, 2 ORDER BY 1, 2")
         let summary = try jobs.map { "\(try $0.decode("kind", as: String.self)) \(try $0.decode("state", as: String.self)): \(try $0.decode("n", as: Int.self))" }
-        throw TestEnvironmentError("media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary)")
+        throw TestEnvironmentError(
+            "media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary); unfinished:\n\(try await unfinished(id))\nworkers: \(try await workers())")
+    }
+
+    /// Every worker's row as the fleet sees it: status, jobs in flight, the last heartbeat's age.
+    func workers() async throws -> String {
+        try await client.query(
+            """
+            SELECT id || ' ' || status || ' in flight ' || jobs_in_flight || ' beat ' || round(extract(epoch FROM now() - last_heartbeat_at)::numeric, 1) || ' s ago'
+                   || coalesce(' ' || status_message, '') AS line
+            FROM workers ORDER BY id
+            """
+        ).map { try $0.decode("line", as: String.self) }.joined(separator: "; ")
     }
 
     /// Every job, chapter and chunk of the media that has not finished, with what its attempts
