@@ -100,13 +100,15 @@ extension AdminStore {
     /// Queued and running jobs by kind, from the two partial indexes that hold only them (the
     /// finished history is not read), and the age of the oldest job ready to run.
     private func activeQueue() async throws -> ([OperationsReport.QueueDepth], Double?) {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         let rows = try await client.query(
             """
             SELECT kind, state, count(*)::bigint AS jobs,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(time.now))::bigint AS ready,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > \(time.now))::bigint AS delayed,
-                   extract(epoch FROM \(time.now) - min(created_at))::float8 AS oldest_age_seconds,
-                   extract(epoch FROM \(time.now) - min(run_at) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(time.now)))::float8 AS oldest_ready
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(now))::bigint AS ready,
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > \(now))::bigint AS delayed,
+                   extract(epoch FROM \(now) - min(created_at))::float8 AS oldest_age_seconds,
+                   extract(epoch FROM \(now) - min(run_at) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(now)))::float8 AS oldest_ready
             FROM jobs WHERE state IN (\(literals: [JobState.queued, .running]))
             GROUP BY kind, state
             ORDER BY array_position(ARRAY[\(literals: JobKind.allCases)], kind), state DESC
@@ -123,15 +125,17 @@ extension AdminStore {
     /// Paid audio, audio transcribed and cost over the last 24 hours (and cost over the last
     /// hour); for the pace, the audio transcribed in the last hour and since when that work ran.
     private func spend() async throws -> (FleetOverview.Spend, Double, Double?) {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         let row = try await client.query(
             """
             SELECT coalesce(sum(coalesce(usage_seconds, end_seconds - start_seconds)) FILTER (WHERE uploaded AND (state = \(literal: ChunkState.succeeded) OR cost_usd IS NOT NULL)), 0)::float8 AS paid,
                    coalesce(sum(end_seconds - start_seconds) FILTER (WHERE state = \(literal: ChunkState.succeeded)), 0)::float8 AS audio,
                    coalesce(sum(cost_usd), 0)::float8 AS cost,
-                   coalesce(sum(cost_usd) FILTER (WHERE finished_at > \(time.now) - interval '1 hour'), 0)::float8 AS cost_hour,
-                   coalesce(sum(end_seconds - start_seconds) FILTER (WHERE state = \(literal: ChunkState.succeeded) AND finished_at > \(time.now) - interval '1 hour'), 0)::float8 AS audio_hour,
-                   extract(epoch FROM \(time.now) - min(created_at) FILTER (WHERE state = \(literal: ChunkState.succeeded) AND finished_at > \(time.now) - interval '1 hour'))::float8 AS working_for
-            FROM chunks WHERE finished_at > \(time.now) - interval '24 hours'
+                   coalesce(sum(cost_usd) FILTER (WHERE finished_at > \(now) - interval '1 hour'), 0)::float8 AS cost_hour,
+                   coalesce(sum(end_seconds - start_seconds) FILTER (WHERE state = \(literal: ChunkState.succeeded) AND finished_at > \(now) - interval '1 hour'), 0)::float8 AS audio_hour,
+                   extract(epoch FROM \(now) - min(created_at) FILTER (WHERE state = \(literal: ChunkState.succeeded) AND finished_at > \(now) - interval '1 hour'))::float8 AS working_for
+            FROM chunks WHERE finished_at > \(now) - interval '24 hours'
             """
         ).single()
         return (
@@ -144,33 +148,35 @@ extension AdminStore {
 
     /// Every backend that is down, rate-limited, named by a live worker, or used in the last day.
     private func backends() async throws -> [FleetOverview.Backend] {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         async let outageRows = client.query("SELECT backend, reason, since, probe_at, failures FROM backend_outages")
         async let windowRows = client.query(
             """
             SELECT backend, sum(request_limit)::float8 AS request_limit, sum(requests_in_flight)::bigint AS in_flight
             FROM workers
-            WHERE backend IS NOT NULL AND status <> \(literal: WorkerState.stopped) AND last_heartbeat_at > \(time.now) - interval '60 seconds'
+            WHERE backend IS NOT NULL AND status <> \(literal: WorkerState.stopped) AND last_heartbeat_at > \(now) - interval '60 seconds'
             GROUP BY backend
             """)
         async let pausedRows = client.query(
             """
             SELECT p.backend, count(*)::bigint AS workers
             FROM workers w CROSS JOIN LATERAL jsonb_object_keys(w.paused_backends) AS p(backend)
-            WHERE w.status <> \(literal: WorkerState.stopped) AND w.last_heartbeat_at > \(time.now) - interval '60 seconds'
+            WHERE w.status <> \(literal: WorkerState.stopped) AND w.last_heartbeat_at > \(now) - interval '60 seconds'
             GROUP BY p.backend
             """)
         async let errorRows = client.query(
             """
             SELECT coalesce(c.backend, 'unknown') AS backend, coalesce(a.error_class, 'unknown') AS error_class, count(*)::bigint AS attempts
             FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN chunks c ON c.id = j.chunk_id
-            WHERE a.finished_at > \(time.now) - interval '24 hours' AND a.outcome IN (\(literals: [JobAttempt.Outcome.failed, .retry]))
+            WHERE a.finished_at > \(now) - interval '24 hours' AND a.outcome IN (\(literals: [JobAttempt.Outcome.failed, .retry]))
             GROUP BY 1, 2
             """)
         async let spendRows = client.query(
             """
             SELECT backend, coalesce(sum(coalesce(usage_seconds, end_seconds - start_seconds)) FILTER (WHERE uploaded), 0)::float8 AS paid,
                    coalesce(sum(cost_usd), 0)::float8 AS cost
-            FROM chunks WHERE finished_at > \(time.now) - interval '24 hours' AND backend IS NOT NULL
+            FROM chunks WHERE finished_at > \(now) - interval '24 hours' AND backend IS NOT NULL
               AND (state = \(literal: ChunkState.succeeded) OR cost_usd IS NOT NULL)
             GROUP BY backend
             """)

@@ -124,6 +124,8 @@ extension AdminStore {
     /// Why the media is not moving right now (a paused backend, jobs waiting to retry, no
     /// workers); empty when nothing holds it or it has finished.
     public func holds(of mediaID: Int64) async throws -> [MediaHold] {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         let row = try await client.query(
             """
             WITH media_jobs AS (
@@ -131,9 +133,9 @@ extension AdminStore {
                 -- one read of `jobs_media_idx`; `OR chapter_id IN (...)` made it a scan of every job.
                 SELECT j.* FROM jobs j WHERE j.media_id = \(mediaID)
             ), retrying AS (
-                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > \(time.now)
+                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > \(now)
             ), live AS (
-                SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > \(time.now) - interval '60 seconds'
+                SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > \(now) - interval '60 seconds'
             )
             SELECT (SELECT state FROM media WHERE id = \(mediaID)) AS media_state,
                    (SELECT count(*) FROM media_jobs WHERE state = \(JobState.queued) AND kind = \(literal: JobKind.chunk)) AS queued_chunks,
@@ -146,7 +148,7 @@ extension AdminStore {
                    (SELECT COALESCE(jsonb_object_agg(p.key, p.value), '{}'::jsonb)::text
                     FROM live, jsonb_each_text(live.paused_backends) AS p) AS paused,
                    (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message,
-                   \(time.now) AS now
+                   \(now) AS now
             """
         ).single()
         guard let state = try row.decode("media_state", as: MediaState?.self) else { throw Self.noSuchMedia(mediaID) }

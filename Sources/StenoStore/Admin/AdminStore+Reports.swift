@@ -12,14 +12,16 @@ extension AdminStore {
     /// and group what is left the way the views do. `ReportCommandTests` holds them to the
     /// views' figures.
     public func report(since: Date) async throws -> OperationsReport {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         // Waiting and running jobs as of now (partial indexes on those states), and the jobs
         // that ended in the window.
         let queue = try await client.query(
             """
             SELECT kind, state, count(*) AS jobs,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(time.now)) AS ready,
-                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > \(time.now)) AS delayed,
-                   round(extract(epoch FROM \(time.now) - min(created_at))::numeric, 1) AS oldest_age_seconds
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at <= \(now)) AS ready,
+                   count(*) FILTER (WHERE state = \(literal: JobState.queued) AND run_at > \(now)) AS delayed,
+                   round(extract(epoch FROM \(now) - min(created_at))::numeric, 1) AS oldest_age_seconds
             FROM (
                 SELECT kind, state, run_at, created_at FROM jobs WHERE state = \(literal: JobState.queued)
                 UNION ALL

@@ -97,20 +97,22 @@ extension WorkStore {
     /// Marks the chunk `running` for this attempt, unless it is finished or another attempt holds
     /// its answer. The chapter row is locked first, as every chunk write does.
     public func markRunning(chunkID: Int64) async throws -> ChunkStart {
-        try await client.withTransaction { connection in
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
+        return try await client.withTransaction { connection in
             try await connection.query(
                 "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = \(chunkID) FOR UPDATE OF c")
             let started = try await connection.query(
                 """
                 UPDATE chunks SET state = \(literal: ChunkState.running), updated_at = now()
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= \(time.now))
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= \(now))
                 RETURNING id
                 """)
             if !started.isEmpty { return .started }
             let held = try await connection.query(
                 """
                 SELECT 1 FROM chunks
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > \(time.now)
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > \(now)
                 """)
             return held.isEmpty ? .notRunnable : .answerHeldElsewhere
         }

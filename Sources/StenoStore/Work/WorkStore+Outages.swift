@@ -25,7 +25,9 @@ extension WorkStore {
     /// outage waits `probe.initial`; a failed probe doubles the wait (`OutageProbe.next`); the
     /// failures of jobs that were already running when it began only count.
     public func recordOutage(backend: String, reason: String, probe: OutageProbe) async throws -> Outage {
-        try await client.withTransaction { connection in
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
+        return try await client.withTransaction { connection in
             while true {
                 // The row is made first, so that two jobs finding the backend down at once do not
                 // both insert it: one makes it, the other counts its failure on it.
@@ -33,7 +35,7 @@ extension WorkStore {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO backend_outages (backend, reason, probe_at, probe_seconds)
-                    VALUES (\(backend), \(reason), \(time.now) + make_interval(secs => \(first.seconds)), \(first.seconds))
+                    VALUES (\(backend), \(reason), \(now) + make_interval(secs => \(first.seconds)), \(first.seconds))
                     ON CONFLICT (backend) DO NOTHING RETURNING backend
                     """)
                 if !inserted.isEmpty { break }
@@ -53,7 +55,7 @@ extension WorkStore {
                         """
                         UPDATE backend_outages
                         SET failures = failures + 1, reason = \(reason), probing = false, probe_seconds = \(wait.seconds),
-                            probe_at = \(time.now) + make_interval(secs => \(wait.seconds)), updated_at = \(time.now)
+                            probe_at = \(now) + make_interval(secs => \(wait.seconds)), updated_at = \(now)
                         WHERE backend = \(backend)
                         """)
                 }
@@ -66,10 +68,12 @@ extension WorkStore {
     /// Takes the probe of `backend` when it is due: true for exactly one worker, which then
     /// claims one chunk job; the next probe is due a whole wait later whatever it brings.
     public func takeProbe(backend: String) async throws -> Bool {
-        !(try await client.query(
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
+        return !(try await client.query(
             """
-            UPDATE backend_outages SET probing = true, probe_at = \(time.now) + make_interval(secs => probe_seconds), updated_at = \(time.now)
-            WHERE backend = \(backend) AND probe_at <= \(time.now)
+            UPDATE backend_outages SET probing = true, probe_at = \(now) + make_interval(secs => probe_seconds), updated_at = \(now)
+            WHERE backend = \(backend) AND probe_at <= \(now)
             RETURNING backend
             """)).isEmpty
     }

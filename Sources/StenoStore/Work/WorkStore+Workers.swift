@@ -71,13 +71,15 @@ extension WorkStore {
         running: [Int64] = [], webhookURL: String? = nil, noticesBackingOff: [Int64] = [], rescue: RescuePolicy = RescuePolicy(),
         requests: RequestWindow? = nil
     ) async throws -> Heartbeat {
+        // One "now" for the whole call: its statements agree on the time.
+        let now = time.now
         let paused = pausedBackends.mapValues { ISO8601DateFormatter().string(from: $0) }
         let rows = try await client.query(
             """
             WITH beat AS (
                 UPDATE workers SET status = \(status), status_message = \(message), jobs_in_flight = \(jobsInFlight), paused_backends = \(Self.json(paused))::jsonb,
                                    backend = \(requests?.backend), request_limit = \(requests?.limit), requests_in_flight = \(requests?.inFlight),
-                                   last_heartbeat_at = \(time.now)
+                                   last_heartbeat_at = \(now)
                 WHERE id = \(workerID) AND status <> \(literal: WorkerState.stopped)
             ), others AS MATERIALIZED (
                 -- Running jobs this worker does not run, each with whether its owner's process lives
@@ -87,16 +89,16 @@ extension WorkStore {
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
                 WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
-                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chunk)) - \(time.now))
+                SELECT extract(epoch FROM (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chunk)) - \(now))
                            AS chunk_jobs_in,
                        extract(epoch FROM least(
                            (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.media)),
                            (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.chapter)),
-                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.merge))) - \(time.now)) AS other_jobs_in,
-                       extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - \(time.now))
+                           (SELECT min(run_at) FROM jobs WHERE state = \(literal: JobState.queued) AND kind = \(literal: JobKind.merge))) - \(now)) AS other_jobs_in,
+                       extract(epoch FROM (SELECT min(lease_expires_at) FROM others WHERE NOT alive OR mine) - \(now))
                            AS lease_expires_in,
-                       extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < \(time.now))
-                                          + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - \(time.now))
+                       extract(epoch FROM (SELECT min(last_heartbeat_at) FROM others WHERE alive AND NOT mine AND lease_expires_at < \(now))
+                                          + make_interval(secs => \(rescue.hangLimit.seconds)::float8) - \(now))
                            AS hung_in,
                        coalesce((SELECT bool_or(provable AND NOT alive) FROM others), false) AS owners_died,
                        (EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND webhook_url IS NOT NULL
