@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 public import Logging
 public import StenoCore
@@ -6,13 +5,14 @@ import StenoInfrastructure
 
 /// One recording opened for probing, decoding and encoding.
 ///
-/// FFmpeg calls block, so every one runs on this file's own serial dispatch queue, never on
-/// Swift's cooperative pool; the queue also keeps calls in order. The demuxer stays open
+/// FFmpeg calls block, so every one runs on this file's own thread (`BlockingThread`), never on
+/// Swift's cooperative pool nor on libdispatch's bounded one; the thread also keeps calls in
+/// order. The demuxer stays open
 /// between calls, so chunks of one chapter cost one open. Cancelling the calling task stops a
 /// decode between two packets.
 public final class MediaFile: @unchecked Sendable {
-    // @unchecked: `reader` is touched only on `queue`.
-    private let queue: DispatchQueue
+    // @unchecked: `reader` is touched only on `thread`.
+    private let thread: BlockingThread
     private var reader: MediaReader?
     public let location: MediaLocation
     /// How long an http(s) source may take to connect or to send the next bytes.
@@ -46,7 +46,7 @@ public final class MediaFile: @unchecked Sendable {
         var logger = logger
         logger[metadataKey: "media_source"] = "\(location)"
         self.logger = logger
-        self.queue = DispatchQueue(label: "steno.media.file")
+        self.thread = BlockingThread(name: "steno.media.file")
     }
 
     /// Opens `location` and describes it; see `probe(verifyingEnd:)`.
@@ -77,7 +77,7 @@ public final class MediaFile: @unchecked Sendable {
         }
     }
 
-    /// Decodes `range` and hands the samples to `consumer` in blocks, on this file's queue;
+    /// Decodes `range` and hands the samples to `consumer` in blocks, on this file's thread;
     /// a block is valid only during the call. Memory stays bounded whatever the range.
     public func decode(
         _ range: Range<MediaTime>,
@@ -98,7 +98,7 @@ public final class MediaFile: @unchecked Sendable {
     }
 
     /// Decodes `range` once and runs the analysis `make` builds for it (given the range's first
-    /// sample time and its expected sample count) over every block, on the media's queue.
+    /// sample time and its expected sample count) over every block, on the media's thread.
     public func analyze<Analysis: AudioAnalysis>(
         _ range: Range<MediaTime>, _ make: @escaping @Sendable (_ start: MediaTime, _ expectedSamples: Int64) -> Analysis
     ) async throws(MediaError) -> Analysis.Output {
@@ -157,7 +157,7 @@ public final class MediaFile: @unchecked Sendable {
         }
     }
 
-    /// Runs one decode on the queue: seeks if it can, and starts again on a freshly opened
+    /// Runs one decode on the file's thread: seeks if it can, and starts again on a freshly opened
     /// input from the beginning when the seek fails or lands past the start.
     private func decodeOnQueue(
         _ range: Range<MediaTime>, cancelled: CancellationSignal,
@@ -199,12 +199,7 @@ public final class MediaFile: @unchecked Sendable {
 
     /// Closes the input; the next call opens it again.
     public func close() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.reader = nil
-                continuation.resume()
-            }
-        }
+        await thread.run { self.reader = nil }
     }
 
     private func run<Result: Sendable>(
@@ -216,7 +211,7 @@ public final class MediaFile: @unchecked Sendable {
         let cancelled = CancellationSignal()
         let outcome: Swift.Result<Result, MediaError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                queue.async {
+                thread.async {
                     do throws(MediaError) {
                         let reader = try self.liveReader()
                         continuation.resume(returning: .success(try body(reader, cancelled)))

@@ -1,21 +1,20 @@
-import Dispatch
 import StenoCore
 import StenoInfrastructure
 
-/// One pocketsphinx decoder on a serial queue of its own, so that recognition, which blocks for
-/// seconds, never runs on Swift's cooperative thread pool.
+/// One pocketsphinx decoder on a thread of its own (`BlockingThread`), so that recognition, which
+/// blocks for seconds, never runs on Swift's cooperative thread pool nor on libdispatch's.
 final class Recognizer: @unchecked Sendable {
-    // @unchecked: `decoder` is made and used only on `queue`.
-    private let queue: DispatchQueue
+    // @unchecked: `decoder` is made and used only on `thread`.
+    private let thread: BlockingThread
     private var decoder: PocketSphinxDecoder?
 
-    private init(queue: DispatchQueue) {
-        self.queue = queue
+    private init(thread: BlockingThread) {
+        self.thread = thread
     }
 
-    /// Loads the model (about a second) on the recogniser's own queue.
+    /// Loads the model (about a second) on the recogniser's own thread.
     static func load(model: SpeechModel, index: Int) async throws(SpeechError) -> Recognizer {
-        let recognizer = Recognizer(queue: DispatchQueue(label: "steno.speech.recognizer.\(index)"))
+        let recognizer = Recognizer(thread: BlockingThread(name: "steno.speech.recognizer.\(index)"))
         try await recognizer.run { recognizer throws(SpeechError) in
             recognizer.decoder = try PocketSphinxDecoder(model: model)
         }
@@ -25,7 +24,7 @@ final class Recognizer: @unchecked Sendable {
     /// Recognises each window of `samples` as one utterance and returns the words with times
     /// relative to the first sample, each word ending no later than `samples` does.
     ///
-    /// Shaped as one synchronous loop on the recogniser's queue rather than an `async` loop of
+    /// Shaped as one synchronous loop on the recogniser's thread rather than an `async` loop of
     /// one hop per window: Swift 6.3.1's optimiser crashed (signal 11, "While splitting
     /// coroutine") on the async loop with typed throws inside the pool's closure, so release
     /// builds failed. The loop checks for cancellation between windows, as before.
@@ -46,7 +45,7 @@ final class Recognizer: @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Runs on `queue` only.
+    /// Runs on `thread` only.
     private func recognizeNow(
         windows: [Range<Int>], of samples: [Int16], sampleRate: Int, cancellation: CancellationSignal
     ) throws(SpeechError) -> [RecognizedWord] {
@@ -71,10 +70,8 @@ final class Recognizer: @unchecked Sendable {
     private func run<Result: Sendable>(
         _ body: @escaping @Sendable (Recognizer) throws(SpeechError) -> Result
     ) async throws(SpeechError) -> Result {
-        let outcome: Swift.Result<Result, SpeechError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Swift.Result { () throws(SpeechError) -> Result in try body(self) })
-            }
+        let outcome: Swift.Result<Result, SpeechError> = await thread.run {
+            Swift.Result { () throws(SpeechError) -> Result in try body(self) }
         }
         return try outcome.get()
     }

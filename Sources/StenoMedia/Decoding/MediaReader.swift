@@ -6,7 +6,7 @@ import StenoInfrastructure
 
 /// The synchronous core: an opened input, its best audio stream and that stream's decoder.
 ///
-/// Every call blocks; `MediaFile` runs them on its own queue, never on the cooperative pool.
+/// Every call blocks; `MediaFile` runs them on its own thread, never on the cooperative pool.
 final class MediaReader {
     static let outputRate = 16_000
 

@@ -4,7 +4,7 @@ import Synchronization
 /// Threads of a `PostgresClient` on which a task may wait for the database in place.
 ///
 /// A libpq call blocks its thread until the server answers, so it never runs on Swift's
-/// cooperative pool: a call from there hops to the connection's queue and back, two thread
+/// cooperative pool: a call from there hops to the connection's thread and back, two thread
 /// wake-ups for every statement. A task that mostly talks to the database (a claim loop, a
 /// drain) can instead run on these threads (`PostgresClient.onDatabaseThreads`): its statements
 /// then run on the thread it is already on, and a thread blocked in libpq holds up nobody else's

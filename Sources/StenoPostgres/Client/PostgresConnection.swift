@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import StenoInfrastructure
 public import Logging
@@ -6,9 +5,9 @@ import Synchronization
 
 /// One database session.
 ///
-/// Every libpq call runs in the order of the connection's own serial dispatch queue, never on
-/// Swift's cooperative pool: on the queue, or in place when the caller is on one of its client's
-/// `DatabaseThreads`. A session the server closed while it was idle (a restart, a failover,
+/// Every libpq call runs in its turn on the connection's own thread (`BlockingThread`), never on
+/// Swift's cooperative pool nor on libdispatch's bounded one: on that thread, or in place when the
+/// caller is on one of its client's `DatabaseThreads`. A session the server closed while it was idle (a restart, a failover,
 /// `pg_terminate_backend`) is noticed before the next call and replaced, so that call succeeds.
 /// A connection that breaks during a call or a transaction fails that call with
 /// `connectionLost`, and the next call reconnects with backoff for up to `reconnectWindow`.
@@ -16,22 +15,23 @@ import Synchronization
 ///
 /// A connection runs one call at a time; `PostgresClient` hands each to one task at a time.
 public final class PostgresConnection: @unchecked Sendable {
-    // @unchecked: `handle`, `generationOnQueue` and `transactionSession` are touched only on `queue`.
-    private let queue: DispatchQueue
+    // @unchecked: `handle`, `generationInTurn` and `transactionSession` are touched only in the
+    // connection's turn on `thread`.
+    private let thread: BlockingThread
     private var handle: LibPQConnectionHandle?
-    private var generationOnQueue = 0
-    /// The session (`generationOnQueue`) in which `withTransaction` opened the transaction now
+    private var generationInTurn = 0
+    /// The session (`generationInTurn`) in which `withTransaction` opened the transaction now
     /// open, nil outside one. Its statements must run in that session or fail: once the session
     /// is gone, the server has rolled the transaction back, and a statement sent in a new
     /// session would commit on its own (and the closing COMMIT would only warn).
     private var transactionSession: Int?
     public let configuration: PostgresConfiguration
     let logger: Logger
-    /// The pool's threads, on which a call runs where it is instead of hopping to `queue`.
+    /// The pool's threads, on which a call runs where it is instead of hopping to `thread`.
     private let databaseThreads: DatabaseThreads?
     /// Calls that ran in place, on a database thread (for tests).
     let callsInPlace = Atomic<Int>(0)
-    /// Statements waiting for their turn on the connection's queue (for tests).
+    /// Statements waiting for their turn on the connection's thread (for tests).
     let waitingStatements = Atomic<Int>(0)
 
     public convenience init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
@@ -41,7 +41,7 @@ public final class PostgresConnection: @unchecked Sendable {
     init(configuration: PostgresConfiguration, logger: Logger, databaseThreads: DatabaseThreads?) {
         self.configuration = configuration
         self.logger = logger
-        self.queue = DispatchQueue(label: "steno.postgres.connection")
+        self.thread = BlockingThread(name: "steno.postgres.connection")
         self.databaseThreads = databaseThreads
     }
 
@@ -82,7 +82,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func withTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await run { handle throws(PostgresError) in
             _ = try handle.execute("BEGIN", parameters: [])
-            self.transactionSession = self.generationOnQueue
+            self.transactionSession = self.generationInTurn
         }
         let result: Result
         do {
@@ -124,7 +124,7 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         } catch {
             // The statement may not have reached the handle (cancelled first, session gone).
-            await onQueue { self.transactionSession = nil }
+            await inTurn { self.transactionSession = nil }
             throw error
         }
     }
@@ -133,7 +133,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `LISTEN` or advisory locks does not survive a change.
     public var sessionGeneration: Int {
         get async throws(PostgresError) {
-            try await run { _ in self.generationOnQueue }
+            try await run { _ in self.generationInTurn }
         }
     }
 
@@ -157,20 +157,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Closes the session; the next call opens a new one (inside a transaction, the transaction's
     /// next statement fails instead).
     public func close() async {
-        await onQueue { self.dropHandle() }
+        await inTurn { self.dropHandle() }
     }
 
-    private func onQueue(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                work()
-                continuation.resume()
-            }
-        }
+    private func inTurn(_ work: @escaping @Sendable () -> Void) async {
+        await thread.run(work)
     }
 
-    /// Runs `body` with a live handle, in the order of the connection's queue: in place when the
-    /// caller is on one of the pool's `DatabaseThreads` (and `inPlace` allows it), else on the queue.
+    /// Runs `body` with a live handle, in its turn: in place when the caller is on one of the
+    /// pool's `DatabaseThreads` (and `inPlace` allows it), else on the connection's thread.
     private func run<Result: Sendable>(
         honouringCancellation: Bool = true,
         inPlace: Bool = true,
@@ -196,21 +191,19 @@ public final class PostgresConnection: @unchecked Sendable {
         cancelled: CancellationSignal, inPlace: Bool
     ) async -> Swift.Result<Result, PostgresError> {
         if inPlace, let databaseThreads, databaseThreads.isCurrent {
-            // A thread that may block: the call runs on it, with no hop (a serial queue runs
-            // `sync` work on the caller's thread, after whatever it holds).
+            // A thread that may block: the call runs on it, with no hop, after whatever the
+            // connection's thread holds.
             callsInPlace.add(1, ordering: .relaxed)
-            return queue.sync { runOnQueue(body, cancelled: cancelled) }
+            return thread.runInPlace { runInTurn(body, cancelled: cancelled) }
         }
         waitingStatements.add(1, ordering: .relaxed)
-        return await withCheckedContinuation { continuation in
-            queue.async {
-                self.waitingStatements.subtract(1, ordering: .relaxed)
-                continuation.resume(returning: self.runOnQueue(body, cancelled: cancelled))
-            }
+        return await thread.run {
+            self.waitingStatements.subtract(1, ordering: .relaxed)
+            return self.runInTurn(body, cancelled: cancelled)
         }
     }
 
-    private func runOnQueue<Result>(
+    private func runInTurn<Result>(
         _ body: (LibPQConnectionHandle) throws(PostgresError) -> Result,
         cancelled: CancellationSignal
     ) -> Swift.Result<Result, PostgresError> {
@@ -237,7 +230,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
     private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
         if let session = transactionSession {
-            guard let handle, generationOnQueue == session, handle.isConnected else {
+            guard let handle, generationInTurn == session, handle.isConnected else {
                 throw PostgresError(
                     .connectionLost,
                     "the database session ended inside a transaction; the server rolled the transaction back, and it is not carried on in a new session")
@@ -270,7 +263,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 // index reads of bounded size, never the long analytic scans JIT pays off for.
                 try handle.executeScript("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET jit = off")
                 self.handle = handle
-                generationOnQueue += 1
+                generationInTurn += 1
                 if attempt > 1 {
                     logger.info("reconnected to the database", metadata: ["server": "\(handle.serverAddress)", "attempts": "\(attempt)"])
                 }

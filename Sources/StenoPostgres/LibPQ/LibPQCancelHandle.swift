@@ -1,5 +1,6 @@
 import CLibPQ
-import Dispatch
+import Foundation
+import StenoInfrastructure
 import Synchronization
 
 /// Owns one `PGcancel`. libpq documents `PQcancel` as safe to call from any thread while the
@@ -15,7 +16,7 @@ final class LibPQCancelHandle: Sendable {
     private let inFlight = Atomic<UInt64>(0)
     /// While a cancelled statement still runs, its cancel is sent again this often: the server
     /// drops a request that reaches the backend before the backend has read the statement.
-    static let resendInterval = DispatchTimeInterval.milliseconds(250)
+    static let resendInterval = Duration.milliseconds(250)
 
     init?(connection: OpaquePointer) {
         guard let pointer = PQgetCancel(connection) else { return nil }
@@ -38,16 +39,20 @@ final class LibPQCancelHandle: Sendable {
     }
 
     /// Asks the server to cancel statement `number`, and again every `resendInterval` for as
-    /// long as it is in flight. Returns at once: the requests go out from a global queue, as
-    /// each opens a connection to the server and may block.
+    /// long as it is in flight. Returns at once: the requests go out from a thread of their own,
+    /// as each opens a connection to the server and may block (never from libdispatch's bounded
+    /// pool, which the blocked sessions it is meant to free may have filled; see `BlockingThread`).
     func cancel(statement number: UInt64) {
-        DispatchQueue.global().async { self.send(number) }
+        let thread = Thread { self.send(number) }
+        thread.name = "steno.postgres.cancel"
+        thread.start()
     }
 
     private func send(_ number: UInt64) {
-        guard inFlight.load(ordering: .acquiring) == number else { return }
-        var buffer = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(pointer, &buffer, Int32(buffer.count))
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.resendInterval) { self.send(number) }
+        while inFlight.load(ordering: .acquiring) == number {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(pointer, &buffer, Int32(buffer.count))
+            Thread.sleep(forTimeInterval: Self.resendInterval.seconds)
+        }
     }
 }

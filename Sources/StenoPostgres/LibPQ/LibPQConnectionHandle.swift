@@ -4,7 +4,7 @@ import StenoInfrastructure
 
 /// Owns one `PGconn`, finished in `deinit`.
 ///
-/// Not thread-safe: a `PostgresConnection` uses it only on its own serial queue.
+/// Not thread-safe: a `PostgresConnection` uses it only in its turn on its own thread.
 final class LibPQConnectionHandle {
     let pointer: OpaquePointer
     /// The statements prepared on this session, by text: the name each was prepared under.
