@@ -70,7 +70,7 @@ public final class MediaFile: @unchecked Sendable {
         try await run { reader, cancelled throws(MediaError) in
             var samples: [Int16] = []
             samples.reserveCapacity(Int(max(0, Self.sampleCount(of: range))))
-            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+            _ = try self.decodeOnThread(range, cancelled: cancelled) { block throws(MediaError) in
                 samples.append(contentsOf: block)
             }
             return samples
@@ -84,7 +84,7 @@ public final class MediaFile: @unchecked Sendable {
         blocks consumer: @escaping @Sendable (UnsafeBufferPointer<Int16>) throws(MediaError) -> Void
     ) async throws(MediaError) -> DecodeReport {
         try await run { reader, cancelled throws(MediaError) in
-            try self.decodeOnQueue(range, cancelled: cancelled, deliver: consumer)
+            try self.decodeOnThread(range, cancelled: cancelled, deliver: consumer)
         }
     }
 
@@ -105,7 +105,7 @@ public final class MediaFile: @unchecked Sendable {
         try await run { reader, cancelled throws(MediaError) in
             let rangeStart = MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate)
             var analysis = make(rangeStart, Self.sampleCount(of: range))
-            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+            _ = try self.decodeOnThread(range, cancelled: cancelled) { block throws(MediaError) in
                 analysis.append(block)
             }
             return analysis.finish()
@@ -140,7 +140,7 @@ public final class MediaFile: @unchecked Sendable {
                 format: format, limit: sizeLimit, expectedSamples: Int64(Double(Self.sampleCount(of: range)) / speed))
             let tempo = speed == 1 ? nil : try TempoFilter(tempo: speed)
             var analysis = make(MediaTime(samples: range.lowerBound.sampleIndex(rate: MediaReader.outputRate), rate: MediaReader.outputRate))
-            _ = try self.decodeOnQueue(range, cancelled: cancelled) { block throws(MediaError) in
+            _ = try self.decodeOnThread(range, cancelled: cancelled) { block throws(MediaError) in
                 analysis.append(block)
                 if let tempo {
                     try tempo.process(block) { faster throws(MediaError) in try encoder.append(faster) }
@@ -159,7 +159,7 @@ public final class MediaFile: @unchecked Sendable {
 
     /// Runs one decode on the file's thread: seeks if it can, and starts again on a freshly opened
     /// input from the beginning when the seek fails or lands past the start.
-    private func decodeOnQueue(
+    private func decodeOnThread(
         _ range: Range<MediaTime>, cancelled: CancellationSignal,
         deliver: @escaping RangeDecoder.Deliver
     ) throws(MediaError) -> DecodeReport {

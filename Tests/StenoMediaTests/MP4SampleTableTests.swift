@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import StenoCore
 import StenoInfrastructure
@@ -30,36 +29,9 @@ import Logging
         return shared ? try Fixtures.shared(name) : try Fixtures.path(name)
     }
 
-    struct PacketRecord: Equatable, CustomStringConvertible {
-        let pts: Int64, dts: Int64, duration: Int64, size: Int32, pos: Int64, flags: Int32, checksum: UInt64
-        /// Each side data's type and bytes (the encoder delay to skip, as FFmpeg's demuxer sets it).
-        let sideData: [String]
-        var description: String { "pts \(pts) dts \(dts) duration \(duration) size \(size) pos \(pos) flags \(flags) side data \(sideData)" }
-    }
-
     /// Up to `limit` audio packets from where the reader stands.
-    static func packets(_ reader: MediaReader, limit: Int) throws -> [PacketRecord] {
-        let packet = try Packet()
-        var records: [PacketRecord] = []
-        while records.count < limit {
-            let read = reader.packets.read(into: packet.pointer)
-            if read < 0 { break }
-            defer { packet.unref() }
-            let value = packet.pointer.pointee
-            guard value.stream_index == reader.streamIndex else { continue }
-            var checksum: UInt64 = 1469598103934665603
-            for index in 0..<Int(value.size) {
-                checksum = (checksum ^ UInt64(value.data[index])) &* 1099511628211
-            }
-            let sideData = (0..<Int(value.side_data_elems)).map { index in
-                let element = value.side_data[index]
-                return "\(element.type.rawValue): \(Array(UnsafeBufferPointer(start: element.data, count: element.size)))"
-            }
-            records.append(PacketRecord(pts: value.pts, dts: value.dts, duration: value.duration, size: value.size,
-                                        pos: value.pos, flags: value.flags & (AV_PKT_FLAG_KEY | AV_PKT_FLAG_CORRUPT | AV_PKT_FLAG_DISCARD),
-                                        checksum: checksum, sideData: sideData))
-        }
-        return records
+    static func packets(_ reader: MediaReader, limit: Int) throws -> [MediaReader.PacketSummary] {
+        try reader.audioPacketSummaries(limit: limit)
     }
 
     static func open(_ path: String, _ reading: SampleTableReading?) throws -> MediaReader {
@@ -75,12 +47,12 @@ import Logging
             return
         }
         #expect(reader.packets is MP4Packets)
-        #expect(avformat_index_get_entries_count(reader.stream) < 200)
+        #expect(reader.indexEntryCount < 200)
         // By default only tracks of more than 65,536 samples (25 minutes of AAC).
         let automatic = try Self.open(path, .automatic)
         #expect((automatic.packets is MP4Packets) == (name == "long-3h.m4a"))
         if name == "long-3h.m4a" {
-            #expect(avformat_index_get_entries_count(automatic.stream) < 1_200)
+            #expect(automatic.indexEntryCount < 1_200)
         }
     }
 
@@ -99,11 +71,10 @@ import Logging
             Issue.record("packet \(first) differs: \(got[first]) against the demuxer's \(expected[first])")
         }
         // Seeks before, at and after the hand-over, in the middle and past the end.
-        let timeBase = demuxer.stream.pointee.time_base
         let duration = try #require(demuxer.duration)
         let seconds = [0.0, 0.5, 1.3, 2.9, 7.7, duration.seconds / 3, duration.seconds / 2, duration.seconds - 1, duration.seconds + 5]
         for second in seconds where second >= 0 {
-            let target = MediaTime(milliseconds: Int64(second * 1000)).ticks(timeBase: Int64(timeBase.num), Int64(timeBase.den))
+            let target = demuxer.streamTicks(MediaTime(milliseconds: Int64(second * 1000)))
             let sought = demuxer.packets.seek(to: target)
             let tableSought = tables.packets.seek(to: target)
             #expect((sought >= 0) == (tableSought >= 0), "seek to \(second) s")

@@ -85,7 +85,7 @@ public final class ProgressHub: Service, Sendable {
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 
     public func run() async throws {
-        let listener = try PostgresListener(configuration: database, channels: Self.channels, logger: logger)
+        let listener = try PostgresListener(configuration: database, channels: Self.channels, clock: clock, logger: logger)
         // On shutdown the streams end first (so that the HTTP server's open event responses
         // finish and it can stop), then the listening session closes.
         do {

@@ -1,6 +1,6 @@
 /// Reads a stretch of 16 kHz mono PCM block by block, on the thread that decodes it, and
 /// yields what it measured. Made for one decode and used by it alone.
-public protocol AudioAnalysis {
+public protocol AudioAnalysis: SendableMetatype {
     associatedtype Output: Sendable
     mutating func append(_ block: UnsafeBufferPointer<Int16>)
     mutating func finish() -> Output

@@ -1,4 +1,5 @@
 public import Logging
+public import StenoInfrastructure
 
 /// Follows `LISTEN` channels on a connection of its own.
 ///
@@ -33,10 +34,12 @@ public final class PostgresListener: Sendable {
     public let sessionLock: SessionLock?
     private let connection: PostgresConnection
     private let logger: Logger
+    /// What the waits between reconnection attempts go by.
+    private let clock: any MonotonicClock
 
     public init(
         configuration: PostgresConfiguration, channels: [String], sessionLock: SessionLock? = nil,
-        logger: Logger = Logger(label: "steno.postgres.listener")
+        clock: any MonotonicClock = .continuous, logger: Logger = Logger(label: "steno.postgres.listener")
     ) throws(PostgresError) {
         for channel in channels where !Self.isValidChannel(channel) {
             throw PostgresError(.invalidConfiguration, "channel name \(channel) must be lowercase letters, digits and underscores")
@@ -46,6 +49,7 @@ public final class PostgresListener: Sendable {
         // A session of its own, never through a pooler in transaction mode: it must keep its LISTEN and its lock.
         self.connection = PostgresConnection(configuration: configuration.direct, logger: logger)
         self.logger = logger
+        self.clock = clock
     }
 
     /// Listens until the consuming task stops iterating. The first event arrives only after
@@ -54,7 +58,7 @@ public final class PostgresListener: Sendable {
         var listeningGeneration = try await listen()
         var locked = try await takeLock(warn: true)
         let (stream, continuation) = AsyncThrowingStream<Event, any Error>.makeStream()
-        let task = Task { [connection, logger] in
+        let task = Task { [connection, logger, clock] in
             var failureDelay = Duration.milliseconds(100)
             while !Task.isCancelled {
                 do {
@@ -74,7 +78,7 @@ public final class PostgresListener: Sendable {
                     break
                 } catch {
                     logger.warning("listener lost its database connection; reconnecting", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: failureDelay)
+                    try? await clock.sleep(for: failureDelay)
                     failureDelay = min(failureDelay * 2, .seconds(5))
                 }
             }

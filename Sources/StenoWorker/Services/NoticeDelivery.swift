@@ -9,7 +9,7 @@ struct NoticeDelivery: Service {
 
     func run() async throws {
         guard await signals.awaitPresence() else { return }
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             repeat {
                 await notifier.deliverDue()
             } while await signals.notices.wait(timeout: nil) != .cancelled

@@ -25,7 +25,7 @@ struct WorkerPresence: Service {
         let listener = try PostgresListener(
             configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media],
             sessionLock: .init(namespace: RescuePolicy.lockNamespace, key: livenessKey, whenTaken: JobStore.lockTaken(worker: configuration.workerID)),
-            logger: logger)
+            clock: signals.clock, logger: logger)
         let events = try await listener.events()
         logger.info("worker started", metadata: [
             "concurrency": "\(configuration.concurrency)", "extraction_slots": "\(configuration.extractionSlots)",
