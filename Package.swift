@@ -49,6 +49,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's allocator tuning; StenoMedia uses it for the memory FFmpeg's demuxers take.
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CProcessControl"),
 
         // How the servers log: plain lines at a terminal, JSON lines for a collector.
         .target(name: "StenoLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -61,7 +62,7 @@ let package = Package(
         .target(name: "StenoZlib", dependencies: ["CZlib"]),
         // Runtime primitives and wire parsing, no domain: concurrency, cancellation, the clock,
         // settings, secret redaction, outbound URL policy, random tokens, multipart, byte ranges.
-        .target(name: "StenoInfrastructure"),
+        .target(name: "StenoInfrastructure", dependencies: ["CProcessControl"]),
         .target(name: "StenoCore", dependencies: ["StenoInfrastructure", "StenoZlib"]),
 
         // libpq wrapper: connections, the pool, LISTEN/NOTIFY, queries and migrations. No domain SQL.

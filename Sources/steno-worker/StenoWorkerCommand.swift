@@ -94,43 +94,85 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         StenoLogging.bootstrap(environment: environment)
         let logger = Logger(label: "steno.worker")
         do {
-            let runtime = try makeRuntime(environment: environment, logger: logger)
-            let port = try SettingValue.integer(setting(httpPort, "--http-port", "STENO_WORKER_HTTP_PORT", environment), in: 0...65535)
-                ?? WorkerConfiguration.defaultHTTPPort
-            let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? WorkerConfiguration.defaultHTTPHost
-            let group = ServiceGroup(configuration: .init(
-                services: [
-                    runtime,
-                    runtime.makeHTTPApplication(host: host, port: port) { bound in
-                        logger.info("serving /healthz, /readyz and /metrics", metadata: ["host": "\(host)", "port": "\(bound)"])
-                    },
-                ], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-            try await group.run()
+            var settings = try configuration(environment: environment)
+            if let supervisor = environment[WorkerSupervisor.childVariable] {
+                let parts = supervisor.split(separator: ":")
+                guard parts.count == 2, let parent = Int32(parts[0]), let key = Int32(parts[1]) else {
+                    throw ValidationError("\(WorkerSupervisor.childVariable) is set by steno-worker for its own worker process; unset it")
+                }
+                try SpawnedProcess.endWithParent(parent)
+                settings.supervisorKey = key
+                try await runWorker(settings, environment: environment, logger: logger)
+            } else if try supervised(environment) {
+                try await supervise(settings, environment: environment, logger: Logger(label: "steno.worker.supervisor"))
+            } else {
+                try await runWorker(settings, environment: environment, logger: logger)
+            }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             logger.critical("steno-worker cannot run", metadata: ["error": "\(error)"])
             throw ExitCode.failure
         }
     }
 
-    private func makeRuntime(environment: [String: String], logger: Logger) throws -> WorkerRuntime {
+    /// Whether this process supervises a child that does the work (`STENO_WORKER_SUPERVISE`,
+    /// default on): off runs the worker in this process, as under a debugger.
+    private func supervised(_ environment: [String: String]) throws -> Bool {
+        switch environment["STENO_WORKER_SUPERVISE"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "on": true
+        case "off": false
+        case let other?: throw ValidationError("STENO_WORKER_SUPERVISE must be on or off, not \"\(other)\"")
+        }
+    }
+
+    /// The parent: starts this same program as its child, takes the child's jobs back with the
+    /// evidence of how it ended, and exits with its status (`WorkerSupervisor`).
+    private func supervise(_ settings: WorkerConfiguration, environment: [String: String], logger: Logger) async throws {
+        let database = try PostgresConfiguration.fromEnvironment(
+            environment, applicationName: "steno-worker-supervisor", defaultWait: PostgresConfiguration.workerWait)
+        let client = PostgresClient(configuration: database, maxConnections: 1, logger: logger)
+        let supervisor = WorkerSupervisor(
+            child: .init(
+                executable: SpawnedProcess.currentExecutable, name: CommandLine.arguments.first ?? "steno-worker",
+                arguments: Array(CommandLine.arguments.dropFirst()), environment: environment),
+            workerID: settings.workerID, database: database, client: client, policy: settings.rescue, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [supervisor], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        let status = supervisor.exitStatus.value
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The worker itself: claims and runs jobs until SIGTERM or SIGINT.
+    private func runWorker(_ settings: WorkerConfiguration, environment: [String: String], logger: Logger) async throws {
+        let runtime = try makeRuntime(settings, environment: environment, logger: logger)
+        let port = try SettingValue.integer(setting(httpPort, "--http-port", "STENO_WORKER_HTTP_PORT", environment), in: 0...65535)
+            ?? WorkerConfiguration.defaultHTTPPort
+        let host = httpHost ?? environment["STENO_WORKER_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? WorkerConfiguration.defaultHTTPHost
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                runtime,
+                runtime.makeHTTPApplication(host: host, port: port) { bound in
+                    logger.info("serving /healthz, /readyz and /metrics", metadata: ["host": "\(host)", "port": "\(bound)"])
+                },
+            ], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// The settings from flags and variables; nothing loaded yet.
+    private func configuration(environment: [String: String]) throws -> WorkerConfiguration {
         var settings = WorkerConfiguration()
         switch environment["STENO_SPEECH_DETECTION"]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case nil, "", "on": settings.speechDetection = true
         case "off": settings.speechDetection = false
         case let other?: throw ValidationError("STENO_SPEECH_DETECTION must be on or off, not \"\(other)\"")
         }
-        // First: a worker that cannot tell speech from music would upload and pay for all of it.
-        let voice = settings.speechDetection
-            ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
         switch environment["STENO_SPEAKERS"]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case nil, "", "on": settings.speakerDetection = true
         case "off": settings.speakerDetection = false
         case let other?: throw ValidationError("STENO_SPEAKERS must be on or off, not \"\(other)\"")
         }
-        let speakers = settings.speakerDetection
-            ? SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: SpeakerEncoderModel.locate(configured: speakerModel ?? environment["STENO_SPEAKER_MODEL"])))
-            : nil
         if let id = workerID ?? environment["STENO_WORKER_ID"], !id.isEmpty { settings.workerID = id }
         func given(_ flag: String?, _ flagName: String, _ variable: String) -> SettingText? {
             setting(flag, flagName, variable, environment)
@@ -170,6 +212,21 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         if let value = try SettingValue.number(SettingText.from(variable: "STENO_SPEEDUP", in: environment), in: WorkerConfiguration.speedupRange) {
             settings.speedup = value
         }
+        if let value = try SettingValue.integer(
+            given(databaseConnections, "--database-connections", "STENO_WORKER_DATABASE_CONNECTIONS"), in: WorkerConfiguration.databaseConnectionsRange)
+        {
+            settings.databaseConnections = value
+        }
+        return settings
+    }
+
+    private func makeRuntime(_ settings: WorkerConfiguration, environment: [String: String], logger: Logger) throws -> WorkerRuntime {
+        // First: a worker that cannot tell speech from music would upload and pay for all of it.
+        let voice = settings.speechDetection
+            ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
+        let speakers = settings.speakerDetection
+            ? SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: SpeakerEncoderModel.locate(configured: speakerModel ?? environment["STENO_SPEAKER_MODEL"])))
+            : nil
         for (flag, flagName, name) in [
             (pollSeconds, "--poll-seconds", "STENO_WORKER_POLL_SECONDS"), (rescueSeconds, "--rescue-seconds", "STENO_WORKER_RESCUE_SECONDS"),
         ] where flag != nil || environment[name] != nil {
@@ -187,11 +244,6 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         // A worker often starts beside its database (compose, a Kubernetes rollout): it waits a
         // minute for it by default, not the CLI's 10 s.
         let database = try PostgresConfiguration.fromEnvironment(environment, applicationName: "steno-worker", defaultWait: PostgresConfiguration.workerWait)
-        if let value = try SettingValue.integer(
-            given(databaseConnections, "--database-connections", "STENO_WORKER_DATABASE_CONNECTIONS"), in: WorkerConfiguration.databaseConnectionsRange)
-        {
-            settings.databaseConnections = value
-        }
         let client = PostgresClient(configuration: database, maxConnections: settings.databaseConnections, logger: logger)
         let metrics = WorkerMetrics()
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)

@@ -36,4 +36,15 @@ struct MediaHoldTests {
         #expect(holds.map(\.kind) == [.noWorkers, .waitingToRetry])
         #expect(holds[1].message == "2 jobs waiting to retry after failing (attempt 3 of 5 so far), next in 30 s; last error: HTTP 503: backend busy")
     }
+
+    @Test("a quarantined job holds its media with the evidence its reason names")
+    func quarantined() {
+        var held = facts()
+        held.quarantinedJobs = 1
+        held.quarantineReason = "quarantined, runs alone after 1 s: its worker's process crashed once while running it (SIGSEGV); it fails at 4 such deaths"
+        let holds = MediaHold.holds(held, now: Date(timeIntervalSince1970: 1_000_000))
+        #expect(holds.map(\.kind) == [.quarantined])
+        #expect(holds[0].message == "1 job quarantined (\(held.quarantineReason!))")
+        #expect(MediaHold.holds({ var done = held; done.mediaFinished = true; return done }(), now: Date(timeIntervalSince1970: 1_000_000)).isEmpty)
+    }
 }

@@ -26,8 +26,25 @@ final class WorkerProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// The supervisor's process: `steno-worker` as started. Its worker runs in a child.
+    var pid: Int32 { process.processIdentifier }
+
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
+    }
+
+    /// Sends `signal` to the supervisor and to the worker process it runs, as `docker pause`
+    /// freezes a whole container: the worker is paused, not only its supervisor.
+    func signalAll(_ signal: Int32) {
+        // Each thread lists the children it started; the supervisor spawns from any of its threads.
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+                kill(child, signal)
+            }
+        }
+        kill(pid, signal)
     }
 
     /// Waits for the process to exit and returns its status, or nil after `timeout`.

@@ -123,7 +123,7 @@ struct WorkerProcessTests {
                 paused.signal(SIGKILL)
                 rescuer.signal(SIGKILL)
             }
-            paused.signal(SIGSTOP)
+            paused.signalAll(SIGSTOP)
             // Until the lease has run out and the rescuer has looked twice since: a rescuer that
             // took jobs of live workers for their expired leases would have taken it by then.
             try await poll(until: {
@@ -139,7 +139,7 @@ struct WorkerProcessTests {
                 "SELECT lease_expires_at < now() AS expired FROM jobs WHERE id = \(held)").single().decode("expired")
             #expect(owner == "paused-worker", "the job was taken from a paused worker: \(rescuer.log)")
             #expect(expired, "its lease ran out while it was paused")
-            paused.signal(SIGCONT)
+            paused.signalAll(SIGCONT)
 
             let attempts: [(worker: String, outcome: String)] = try await polled {
                 let attempts = try await client.query("SELECT worker, outcome FROM job_attempts WHERE job_id = \(held) ORDER BY attempt").map {

@@ -12,13 +12,15 @@ public struct RescuePolicy: Sendable, Equatable {
     /// How long a worker that holds its lock may go without a heartbeat before its jobs are
     /// taken back anyway: a process stuck in a loop or a deadlock, not dead.
     public var hangLimit: Duration
-    /// How many times a job may be running when its worker dies before it fails for good:
-    /// each such rescue gives the attempt back, so without a budget a job that crashes its
-    /// worker would be retried forever.
+    /// How many deaths of its worker blamed on a job (crashes, and deaths beyond chance:
+    /// `DeathVerdict`) fail it for good. Each such rescue gives the attempt back, so without a
+    /// budget a job that crashes its worker would be retried forever.
     public var crashBudget: Int
-    /// After how many crash rescues a job runs alone, so that a job that kills its worker does
-    /// not take the jobs beside it down again.
+    /// How many deaths with no crash a job must have been at, beyond chance, before it is
+    /// suspected and runs alone (one crash is enough).
     public static let aloneAfter = 2
+    /// How far back the fleet's death rate is read (`DeathRecord.fleetDeaths`).
+    public static let deathWindow = Duration.seconds(3600)
     /// How long a rescuer waits between seeing a worker's lock gone and taking its jobs: a live
     /// worker whose listening session broke takes its lock again within a poll.
     public static let confirmDelay = Duration.milliseconds(500)
@@ -32,4 +34,8 @@ public struct RescuePolicy: Sendable, Equatable {
 
     /// The advisory lock namespace of worker liveness (`pg_locks.classid`): "Sten".
     public static let lockNamespace: Int32 = 0x5374_656E
+    /// The advisory lock namespace of worker supervisors (`workers.supervisor_key`): "Stes".
+    /// While a dead worker's supervisor holds its lock, the supervisor takes the jobs back,
+    /// with the evidence of how the process ended.
+    public static let supervisorNamespace: Int32 = 0x5374_6573
 }

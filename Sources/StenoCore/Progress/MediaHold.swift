@@ -9,6 +9,9 @@ public struct MediaHold: Sendable, Equatable, Codable {
         case waitingToRetry = "waiting_to_retry"
         /// No worker has sent a heartbeat recently.
         case noWorkers = "no_workers"
+        /// A job was running when its worker's process died in a way that suspects it
+        /// (`DeathVerdict.quarantine`): it runs alone, after a wait.
+        case quarantined
     }
 
     public var kind: Kind
@@ -32,11 +35,18 @@ public struct MediaHold: Sendable, Equatable, Codable {
         /// Backend names paused by live workers, and until when.
         public var pausedBackends: [String: Date]
         public var pauseMessage: String?
+        /// Queued or running jobs that run alone because a death of their worker suspects them.
+        public var quarantinedJobs: Int
+        /// The newest such job's reason, which names the evidence.
+        public var quarantineReason: String?
 
         public init(
             mediaFinished: Bool, queuedChunkJobs: Int, retryingJobs: Int, nextRetryAt: Date?, highestAttempt: Int, maxAttempts: Int,
-            lastError: String?, liveWorkers: Int, pausedBackends: [String: Date], pauseMessage: String?
+            lastError: String?, liveWorkers: Int, pausedBackends: [String: Date], pauseMessage: String?,
+            quarantinedJobs: Int = 0, quarantineReason: String? = nil
         ) {
+            self.quarantinedJobs = quarantinedJobs
+            self.quarantineReason = quarantineReason
             self.mediaFinished = mediaFinished
             self.queuedChunkJobs = queuedChunkJobs
             self.retryingJobs = retryingJobs
@@ -74,6 +84,11 @@ public struct MediaHold: Sendable, Equatable, Codable {
             }
             if let lastError = facts.lastError, !lastError.isEmpty { message += "; last error: \(lastError)" }
             holds.append(MediaHold(kind: .waitingToRetry, message: message))
+        }
+        if facts.quarantinedJobs > 0 {
+            var message = "\(facts.quarantinedJobs) job\(facts.quarantinedJobs == 1 ? "" : "s") quarantined"
+            if let reason = facts.quarantineReason, !reason.isEmpty { message += " (\(reason))" }
+            holds.append(MediaHold(kind: .quarantined, message: message))
         }
         return holds
     }

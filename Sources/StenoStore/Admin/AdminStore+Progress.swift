@@ -133,7 +133,9 @@ extension AdminStore {
                 -- one read of `jobs_media_idx`; `OR chapter_id IN (...)` made it a scan of every job.
                 SELECT j.* FROM jobs j WHERE j.media_id = \(mediaID)
             ), retrying AS (
-                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > \(now)
+                SELECT * FROM media_jobs WHERE state = \(JobState.queued) AND attempt > 0 AND run_at > \(now) AND NOT runs_alone
+            ), quarantined AS (
+                SELECT * FROM media_jobs WHERE state IN (\(literals: [JobState.queued, .running])) AND runs_alone
             ), live AS (
                 SELECT * FROM workers WHERE status <> \(WorkerState.stopped) AND last_heartbeat_at > \(now) - interval '60 seconds'
             )
@@ -148,6 +150,8 @@ extension AdminStore {
                    (SELECT COALESCE(jsonb_object_agg(p.key, p.value), '{}'::jsonb)::text
                     FROM live, jsonb_each_text(live.paused_backends) AS p) AS paused,
                    (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message,
+                   (SELECT count(*) FROM quarantined) AS quarantined,
+                   (SELECT error_message FROM quarantined ORDER BY updated_at DESC LIMIT 1) AS quarantine_reason,
                    \(now) AS now
             """
         ).single()
@@ -161,7 +165,8 @@ extension AdminStore {
             queuedChunkJobs: try row.decode("queued_chunks"), retryingJobs: try row.decode("retrying"),
             nextRetryAt: try row.decode("next_retry"), highestAttempt: try row.decode("highest_attempt"),
             maxAttempts: try row.decode("max_attempts"), lastError: try row.decode("last_error"),
-            liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"))
+            liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"),
+            quarantinedJobs: try row.decode("quarantined"), quarantineReason: try row.decode("quarantine_reason"))
         return MediaHold.holds(facts, now: try row.decode("now"))
     }
 }

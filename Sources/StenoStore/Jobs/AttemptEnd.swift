@@ -22,10 +22,11 @@ public enum AttemptEnd: Sendable, Equatable {
     /// Taken back from a worker that stopped renewing its lease (`JobStore.rescueExpired`):
     /// like a failed attempt, queued again, failed once out of attempts, or cancelled.
     case leaseExpired
-    /// Taken back at once because the process of the worker running it died (`JobStore.rescue`):
-    /// queued again with the attempt given back, to run alone after `RescuePolicy.aloneAfter`
-    /// such rescues, failed once they reach `budget`, cancelled when its flag was set.
-    case workerDied(budget: Int)
+    /// Taken back at once because the process of the worker running it died (`JobStore.rescues`,
+    /// `WorkStore.rescueProcessDeath`), ended as `exit` says (nil: nobody saw how): queued again
+    /// with the attempt given back, quarantined or failed as the verdict on the evidence says
+    /// (`DeathVerdict`), cancelled when its flag was set.
+    case workerDied(DeathVerdict, exit: WorkerExit?)
 
     /// The failure recorded on the job and its attempt.
     var failure: JobStore.Failure? {
@@ -33,11 +34,9 @@ public enum AttemptEnd: Sendable, Equatable {
         case .succeeded, .released, .leaseExpired: nil
         case .failed(let failure), .retry(_, let failure), .postponed(_, let failure): failure
         case .cancelled(let message, _): JobStore.Failure(.cancelled, message)
-        case .workerDied(let budget):
-            JobStore.Failure(
-                .lostLease,
-                "the job was running each of the \(budget) times its worker's process died (alone, with no other job beside it, the last "
-                    + "times): it may be what crashes the worker; see the worker's log, then `steno retry` runs it again")
+        case .workerDied(.fail(let reason), _): JobStore.Failure(.lostLease, reason)
+        case .workerDied(.quarantine(_, let reason), _): JobStore.Failure(.lostLease, reason)
+        case .workerDied(.requeue, let exit): JobStore.Failure(.lostLease, "its worker's process died (\(exit.map { "\($0)" } ?? "unseen")) while running it")
         }
     }
 
@@ -56,11 +55,10 @@ public enum AttemptEnd: Sendable, Equatable {
         case .cancelled: "\(literal: JobState.cancelled)"
         case .retry, .leaseExpired: JobStore.stateAfterFailedAttempt
         case .postponed, .released: "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.queued) END"
-        case .workerDied(let budget):
-            """
-            CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) WHEN j.crash_rescues + 1 >= \(budget) THEN \(literal: JobState.failed)
-                 ELSE \(literal: JobState.queued) END
-            """
+        case .workerDied(.fail, _):
+            "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.failed) END"
+        case .workerDied:
+            "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.queued) END"
         }
     }
 
@@ -69,6 +67,7 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .retry(let delay, _): "\(now) + make_interval(secs => \(delay.seconds)::float8)"
         case .postponed(let until, _): "\(until)::timestamptz"
+        case .workerDied(.quarantine(let after, _), _): "\(now) + make_interval(secs => \(after.seconds)::float8)"
         default: now
         }
     }
@@ -87,8 +86,8 @@ public enum AttemptEnd: Sendable, Equatable {
     /// Columns only some ends set, after the others in the `SET` list: a SQL fragment.
     var moreAssignments: PostgresQuery {
         switch self {
-        case .workerDied:
-            ", crash_rescues = j.crash_rescues + 1, runs_alone = j.runs_alone OR j.crash_rescues + 1 >= \(RescuePolicy.aloneAfter)"
+        case .workerDied(.quarantine, _): ", crash_rescues = j.crash_rescues + 1, runs_alone = true"
+        case .workerDied: ", crash_rescues = j.crash_rescues + 1"
         default: ""
         }
     }
@@ -127,8 +126,8 @@ public enum AttemptEnd: Sendable, Equatable {
         case .succeeded: "NULL"
         case .released: "j.error_message"
         case .leaseExpired: "'worker ' || held.owner || ' stopped renewing its lease'"
-        case .workerDied:
-            "CASE WHEN \(nextState) = \(literal: JobState.failed) THEN \(failure?.message) ELSE 'the process of worker ' || held.owner || ' died while running it' END"
+        case .workerDied(.requeue, let exit):
+            "'the process of worker ' || held.owner || ' died (' || \(exit.map { "\($0)" } ?? "unseen")::text || ') while running it'"
         default: "\(failure?.message)"
         }
     }
@@ -146,8 +145,19 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .released: "handed back at worker shutdown"
         case .leaseExpired: "lease expired without a heartbeat"
+        case .workerDied(_, let exit?): "the worker's process ended (\(exit)); its supervisor took it back"
         case .workerDied: "the worker's process died (its database session ended); taken back at once"
         default: failure?.message
         }
+    }
+
+    /// `job_attempts.worker_exit`: how the worker's process ended, when it died and someone saw it.
+    var workerExit: String? {
+        if case .workerDied(_, let exit?) = self { "\(exit)" } else { nil }
+    }
+
+    /// `job_attempts.crashed`: the death is evidence against the job.
+    var crashed: Bool {
+        if case .workerDied(_, let exit?) = self { exit.isCrash } else { false }
     }
 }

@@ -53,9 +53,11 @@ extension JobStore {
                 RETURNING j.id, j.kind, j.state, j.attempt, held.owner AS worker, j.run_at, j.started_at,
                           j.media_id, j.chapter_id, j.chunk_id
             ), recorded AS (
-                INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, error_class, http_status, message, answer_discarded)
+                INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, error_class, http_status, message, answer_discarded,
+                                          worker_exit, crashed)
                 SELECT e.id, e.attempt, e.worker, COALESCE(e.started_at, \(now)), \(now), \(end.outcome),
-                       \(end.attemptErrorClass), \(end.failure?.httpStatus), \(end.attemptMessage), \(end.answerDiscarded)
+                       \(end.attemptErrorClass), \(end.failure?.httpStatus), \(end.attemptMessage), \(end.answerDiscarded),
+                       \(end.workerExit), \(end.crashed)
                 FROM ended e
                 \(end.recordsOverOlderRows ? Self.overOlderRow : "")
             )

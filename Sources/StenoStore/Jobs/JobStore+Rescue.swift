@@ -38,15 +38,14 @@ extension JobStore {
     ) async throws -> [(job: EndedJob, end: AttemptEnd)] {
         let spared: PostgresQuery = "NOT (j.lease_owner = \(owner)::text AND j.id = ANY(\(running)::bigint[]))"
         let orphaned: PostgresQuery = """
-            (SELECT j.id, j.attempt, j.lease_owner AS owner
-             FROM jobs j JOIN workers w ON w.id = j.lease_owner
-             WHERE j.state = \(literal: JobState.running) AND \(spared) AND \(deadOwner(policy, now: now))
-             ORDER BY j.id
-             LIMIT \(limit)
-             FOR UPDATE OF j SKIP LOCKED) AS held
+            SELECT j.id, j.attempt, j.lease_owner AS owner
+            FROM jobs j JOIN workers w ON w.id = j.lease_owner
+            WHERE j.state = \(literal: JobState.running) AND \(spared) AND \(deadOwner(policy, now: now))
+            ORDER BY j.id
+            LIMIT \(limit)
+            FOR UPDATE OF j SKIP LOCKED
             """
-        let death = AttemptEnd.workerDied(budget: policy.crashBudget)
-        let died = try endedJobs(try await connection.query(statement(ending: death, held: orphaned, now: now)))
+        let died = try await endDeaths(held: orphaned, exit: nil, policy: policy, now: now, on: connection)
         let expired: PostgresQuery = """
             (SELECT j.id, j.attempt, j.lease_owner AS owner
              FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
@@ -58,20 +57,85 @@ extension JobStore {
              FOR UPDATE OF j SKIP LOCKED) AS held
             """
         let lapsed = try endedJobs(try await connection.query(statement(ending: .leaseExpired, held: expired, now: now)))
-        return (died.map { ($0, death) } + lapsed.map { ($0, AttemptEnd.leaseExpired) }).sorted { $0.job.id < $1.job.id }
+        return (died + lapsed.map { ($0, AttemptEnd.leaseExpired) }).sorted { $0.job.id < $1.job.id }
     }
 
-    /// The liveness keys whose advisory lock a session of this database holds: the workers whose
-    /// process lives (`pg_locks`; PostgreSQL frees a session's locks the moment it ends).
-    static let liveKeys: PostgresQuery = """
+    /// Ends the attempts `held` selects and locks (`id, attempt, owner`), whose worker's process
+    /// died as `exit` says (nil: nobody saw how), each as the verdict on its evidence says
+    /// (`DeathVerdict`): its earlier deaths and running time from `job_attempts`, and the fleet's
+    /// death rate over `RescuePolicy.deathWindow`, read in the same statement that locks it.
+    static func endDeaths(
+        held: PostgresQuery, exit: WorkerExit?, policy: RescuePolicy, now: PostgresQuery, on connection: PostgresConnection
+    ) async throws -> [(job: EndedJob, end: AttemptEnd)] {
+        let rows = try await connection.query(
+            """
+            WITH held AS MATERIALIZED (\(held)),
+            since AS (SELECT \(now) - make_interval(secs => \(RescuePolicy.deathWindow.seconds)::float8) AS at),
+            fleet AS (
+                SELECT count(*) FILTER (WHERE a.outcome = \(literal: JobAttempt.Outcome.workerDied) AND NOT a.crashed) AS deaths,
+                       coalesce(sum(extract(epoch FROM a.finished_at - greatest(a.started_at, since.at))), 0)
+                       + (SELECT coalesce(sum(extract(epoch FROM \(now) - greatest(r.started_at, since.at))), 0)
+                          FROM jobs r WHERE r.state = \(literal: JobState.running) AND r.started_at IS NOT NULL) AS seconds
+                FROM since LEFT JOIN job_attempts a ON a.finished_at > since.at
+                GROUP BY since.at
+            )
+            SELECT held.id, held.attempt, held.owner, fleet.deaths::bigint AS fleet_deaths, fleet.seconds::float8 AS fleet_seconds,
+                   coalesce(extract(epoch FROM \(now) - j.started_at), 0)::float8 AS running,
+                   coalesce(extract(epoch FROM \(now) - greatest(j.started_at, since.at)), 0)::float8 AS running_in_window,
+                   coalesce((SELECT sum(extract(epoch FROM a.finished_at - a.started_at)) FROM job_attempts a WHERE a.job_id = held.id), 0)::float8 AS ran,
+                   coalesce((SELECT sum(extract(epoch FROM a.finished_at - greatest(a.started_at, since.at))) FROM job_attempts a
+                             WHERE a.job_id = held.id AND a.finished_at > since.at), 0)::float8 AS ran_in_window,
+                   (SELECT count(*) FROM job_attempts a WHERE a.job_id = held.id AND a.finished_at > since.at
+                      AND a.outcome = \(literal: JobAttempt.Outcome.workerDied) AND NOT a.crashed)::bigint AS died_in_window,
+                   coalesce((SELECT array_agg(coalesce(a.worker_exit, '') ORDER BY a.attempt) FROM job_attempts a
+                             WHERE a.job_id = held.id AND a.outcome = \(literal: JobAttempt.Outcome.workerDied)), '{}') AS earlier
+            FROM held JOIN jobs j ON j.id = held.id CROSS JOIN fleet CROSS JOIN since
+            """)
+        var judged: [(lease: JobLease, end: AttemptEnd)] = []
+        for row in rows {
+            let earlier: [String] = try row.decode("earlier")
+            let running: Double = try row.decode("running")
+            let ranInWindow: Double = try row.decode("ran_in_window")
+            let runningInWindow: Double = try row.decode("running_in_window")
+            let fleetDeaths = Int(try row.decode("fleet_deaths", as: Int64.self)) - Int(try row.decode("died_in_window", as: Int64.self))
+            let fleetSeconds = try row.decode("fleet_seconds", as: Double.self) - ranInWindow - runningInWindow
+            let record = DeathRecord(
+                exit: exit, earlier: earlier.map { $0.isEmpty ? nil : WorkerExit($0) },
+                seconds: try row.decode("ran", as: Double.self) + running,
+                fleetDeaths: max(0, fleetDeaths), fleetSeconds: max(0, fleetSeconds))
+            let lease = JobLease(jobID: try row.decode("id"), owner: try row.decode("owner"), attempt: try row.decode("attempt"))
+            judged.append((lease, .workerDied(DeathVerdict.judge(record, policy: policy), exit: exit)))
+        }
+        var ended: [(job: EndedJob, end: AttemptEnd)] = []
+        var remaining = judged
+        while let first = remaining.first {
+            let same = remaining.filter { $0.end == first.end }
+            remaining.removeAll { $0.end == first.end }
+            let jobs = try endedJobs(try await connection.query(statement(ending: first.end, held: Self.held(same.map(\.lease)), now: now)))
+            ended += jobs.map { ($0, first.end) }
+        }
+        return ended
+    }
+
+    /// The keys of `namespace` whose advisory lock a session of this database holds: the workers
+    /// (or supervisors) whose process lives (`pg_locks`; PostgreSQL frees a session's locks the
+    /// moment it ends).
+    static func liveKeys(_ namespace: Int32) -> PostgresQuery {
+        """
         SELECT l.objid FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.classid = \(Int64(RescuePolicy.lockNamespace))::bigint::oid AND l.objsubid = 2
+        WHERE l.locktype = 'advisory' AND l.classid = \(Int64(namespace))::bigint::oid AND l.objsubid = 2
           AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
         """
+    }
 
     /// Whether the worker row `w` holds its liveness lock: a SQL condition.
     static let aliveOwner: PostgresQuery =
-        "(w.liveness_key IS NOT NULL AND w.liveness_key::bigint::oid IN (\(liveKeys)))"
+        "(w.liveness_key IS NOT NULL AND w.liveness_key::bigint::oid IN (\(liveKeys(RescuePolicy.lockNamespace))))"
+
+    /// Whether the worker row `w` has a supervisor whose process lives: it takes the worker's
+    /// jobs back itself when the worker dies, with the evidence of how it ended.
+    static let aliveSupervisor: PostgresQuery =
+        "(w.supervisor_key IS NOT NULL AND w.supervisor_key::bigint::oid IN (\(liveKeys(RescuePolicy.supervisorNamespace))))"
 
     /// Whether a missing lock of the worker row `w` would prove its process dead: it had taken the
     /// lock on this server (after the server started), or the server has been up long enough for
@@ -84,10 +148,11 @@ extension JobStore {
         """
     }
 
-    /// Whether the worker row `w` is a process that died: no session holds its liveness lock, and
-    /// that proves it (`lockLossProves`).
+    /// Whether the worker row `w` is a process that died and whose jobs are the fleet's to take
+    /// back: no session holds its liveness lock, that proves it (`lockLossProves`), and no live
+    /// supervisor of its own will take them back with better evidence.
     static func deadOwner(_ policy: RescuePolicy, now: PostgresQuery = StatementTime.database.now) -> PostgresQuery {
-        "(NOT \(aliveOwner) AND \(lockLossProves(policy, now: now)))"
+        "(NOT \(aliveOwner) AND \(lockLossProves(policy, now: now)) AND NOT \(aliveSupervisor))"
     }
 
     /// What the listening session of worker `id` runs each time it took its liveness lock.

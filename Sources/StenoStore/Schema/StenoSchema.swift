@@ -7,8 +7,8 @@ public import StenoPostgres
 /// and fails when a migration is added without this number, so the CLI's check and the
 /// worker's wait cannot fall behind the tables they read.
 public enum StenoSchema {
-    /// The newest file in `migrations/` (`0017_speakers.sql`).
-    public static let requiredMigration = 17
+    /// The newest file in `migrations/` (`0018_death_evidence.sql`).
+    public static let requiredMigration = 18
 
     /// The newest migration applied to the database; nil when it has no Steno schema at all.
     public static func appliedMigration(_ client: PostgresClient) async throws -> Int? {

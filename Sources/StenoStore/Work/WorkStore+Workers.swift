@@ -7,16 +7,18 @@ extension WorkStore {
     /// Adds (or revives) this worker's row in `workers`, with a new liveness key: the advisory
     /// lock (`RescuePolicy.lockNamespace`, key) its listening session holds while the process
     /// lives. Returns the key. A process that reuses an ID gets a key of its own, so its
-    /// predecessor's jobs are not taken for its own.
+    /// predecessor's jobs are not taken for its own. `supervisorKey` is the lock of the process
+    /// that supervises this one (`RescuePolicy.supervisorNamespace`), nil when it runs unsupervised.
     @discardableResult
-    public func register(workerID: String, hostname: String, pid: Int, version: String) async throws -> Int32 {
+    public func register(workerID: String, hostname: String, pid: Int, version: String, supervisorKey: Int32? = nil) async throws -> Int32 {
         try await client.query(
             """
-            INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at, liveness_key)
-            VALUES (\(workerID), \(hostname), \(pid), \(version), \(literal: WorkerState.running), now(), now(), nextval('workers_liveness_key_seq'))
+            INSERT INTO workers (id, hostname, pid, version, status, started_at, last_heartbeat_at, liveness_key, supervisor_key)
+            VALUES (\(workerID), \(hostname), \(pid), \(version), \(literal: WorkerState.running), now(), now(), nextval('workers_liveness_key_seq'),
+                    \(supervisorKey))
             ON CONFLICT (id) DO UPDATE SET hostname = EXCLUDED.hostname, pid = EXCLUDED.pid, version = EXCLUDED.version,
                 status = \(literal: WorkerState.running), started_at = now(), stopped_at = NULL, last_heartbeat_at = now(),
-                liveness_key = EXCLUDED.liveness_key
+                liveness_key = EXCLUDED.liveness_key, supervisor_key = EXCLUDED.supervisor_key, exit = NULL
             RETURNING liveness_key
             """
         ).single().decode("liveness_key")
@@ -85,7 +87,7 @@ extension WorkStore {
                 -- Running jobs this worker does not run, each with whether its owner's process lives
                 -- (`pg_locks` read once) and whether a missing lock would prove it dead.
                 SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
-                       \(JobStore.aliveOwner) AS alive, \(JobStore.lockLossProves(rescue, now: time.now)) AS provable
+                       \(JobStore.aliveOwner) AS alive, (\(JobStore.lockLossProves(rescue, now: time.now)) AND NOT \(JobStore.aliveSupervisor)) AS provable
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
                 WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (

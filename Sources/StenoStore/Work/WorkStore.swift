@@ -71,6 +71,33 @@ public struct WorkStore: Sendable {
         }
     }
 
+    /// What a supervisor does when the worker process it started has ended (`WorkerSupervisor`):
+    /// takes back every job the worker `workerID` was running, each judged on the evidence of
+    /// how the process ended (`exit`, `DeathVerdict`), follows them like any rescue, and marks
+    /// the worker stopped with its exit. It waits for the rows the dead process's session may
+    /// still lock: that session ends a moment after the process.
+    public func rescueProcessDeath(workerID: String, exit: WorkerExit, policy: RescuePolicy = RescuePolicy()) async throws -> [EndedJob] {
+        try await client.withTransaction { [time] connection in
+            let held: PostgresQuery = """
+                SELECT j.id, j.attempt, j.lease_owner AS owner FROM jobs j
+                WHERE j.state = \(literal: JobState.running) AND j.lease_owner = \(workerID)
+                ORDER BY j.id
+                FOR UPDATE OF j
+                """
+            let rescued = try await JobStore.endDeaths(held: held, exit: exit, policy: policy, now: time.now, on: connection)
+            for (job, end) in rescued {
+                try await Lifecycle.follow(job, failure: end.failure, on: connection)
+            }
+            try await connection.query(
+                """
+                UPDATE workers SET status = \(literal: WorkerState.stopped), exit = \("\(exit)"), jobs_in_flight = 0,
+                                   stopped_at = \(time.now), last_heartbeat_at = \(time.now)
+                WHERE id = \(workerID)
+                """)
+            return rescued.map(\.job)
+        }
+    }
+
     static func json<Value: Encodable>(_ value: Value) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }

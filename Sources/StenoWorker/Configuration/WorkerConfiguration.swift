@@ -21,8 +21,11 @@ public struct WorkerConfiguration: Sendable {
     public var lease: Duration
     /// How long a worker whose process lives but sends no heartbeat keeps its jobs (`--hang-seconds`).
     public var hangLimit = Duration.seconds(300)
-    /// How many times a job may be running when its worker dies before it fails (`--crash-budget`).
+    /// How many deaths of its worker blamed on a job fail it (`--crash-budget`, `DeathVerdict`).
     public var crashBudget = 4
+    /// The lock key of the supervisor that started this process (`WorkerSupervisor`), nil when
+    /// it runs unsupervised: its death is then seen by the fleet, without evidence of how.
+    public var supervisorKey: Int32?
     /// When running jobs are taken back from their worker: at once from a dead process, after
     /// the hang limit from one that lives but sends no heartbeat. After a database restart a
     /// missing lock proves nothing for the lease (at least 5 s): live workers are taking theirs again.

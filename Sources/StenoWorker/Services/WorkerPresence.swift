@@ -57,7 +57,8 @@ struct WorkerPresence: Service {
             if let applied, applied >= StenoSchema.requiredMigration {
                 let key = try await store.register(
                     workerID: configuration.workerID, hostname: ProcessInfo.processInfo.hostName,
-                    pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version)
+                    pid: Int(ProcessInfo.processInfo.processIdentifier), version: configuration.version,
+                    supervisorKey: configuration.supervisorKey)
                 if said { logger.info("the schema is there; starting", metadata: ["migration": "\(applied)"]) }
                 return key
             }

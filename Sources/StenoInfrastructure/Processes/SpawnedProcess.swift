@@ -1,0 +1,73 @@
+import CProcessControl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process this process started and is the one to reap (`posix_spawn`, `waitpid`).
+///
+/// The child starts with every signal at its default action and none blocked: dispositions set
+/// to "ignore" survive `exec`, and the parent's signal handling (swift-service-lifecycle ignores
+/// SIGTERM and SIGINT to watch them itself) must not reach a child that handles its own.
+/// Standard input, output and error are the parent's.
+public final class SpawnedProcess: Sendable {
+    public let pid: Int32
+    /// `waitpid` blocks: it runs on a thread of its own, never on the cooperative pool.
+    private let waiter = BlockingThread(name: "steno-wait-child")
+
+    /// Starts `executable`, called `name` (its `argv[0]`), with `arguments` and only `environment`.
+    public init(executable: String, name: String, arguments: [String], environment: [String: String]) throws(ProcessError) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([name] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, nil, &attributes, argv, envp)
+        guard spawned == 0 else {
+            throw ProcessError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        self.pid = pid
+    }
+
+    /// Sends `signal` to the child (nothing once it has been reaped).
+    public func signal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for the child to end and returns its `waitpid` status word (`WorkerExit(waitStatus:)`
+    /// reads it). Call once.
+    public func exit() async -> Int32 {
+        await waiter.run { [pid] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            return status
+        }
+    }
+
+    /// The path of the running executable, to start another copy of it.
+    public static let currentExecutable = "/proc/self/exe"
+
+    /// Makes this process end with SIGKILL when `parent` (the process that started it) ends,
+    /// however it ends: a supervised child must not outlive its supervisor. If the parent is
+    /// already gone, this process ends at once.
+    public static func endWithParent(_ parent: Int32) throws(ProcessError) {
+        guard steno_set_parent_death_signal(SIGKILL) == 0 else {
+            throw ProcessError("cannot ask to end with the parent process: \(String(cString: strerror(errno)))")
+        }
+        // The parent may have ended before the request above: then this process has a new parent.
+        if getppid() != parent { raise(SIGKILL) }
+    }
+}

@@ -1,0 +1,103 @@
+import StenoCore
+import Testing
+
+@Suite("DeathVerdict: a job is blamed for its worker's deaths only on evidence")
+struct DeathVerdictTests {
+    static let policy = RescuePolicy(startGrace: .seconds(10), hangLimit: .seconds(300), crashBudget: 4)
+    static let segv = WorkerExit.signaled(11)
+    static let kill = WorkerExit.signaled(9)
+
+    @Test("a crash signal is evidence by itself: quarantined at the first, failed at the budget, the signal named")
+    func crashesQuarantineThenFail() {
+        let first = DeathVerdict.judge(DeathRecord(exit: Self.segv, seconds: 0.2, fleetDeaths: 50, fleetSeconds: 100), policy: Self.policy)
+        guard case .quarantine(let wait, let reason) = first else {
+            Issue.record("a first crash quarantines, got \(first)")
+            return
+        }
+        #expect(wait == .seconds(1))
+        #expect(reason.contains("crashed once") && reason.contains("SIGSEGV"), "\(reason)")
+        let third = DeathVerdict.judge(DeathRecord(exit: Self.segv, earlier: [Self.segv, Self.segv], seconds: 0.6), policy: Self.policy)
+        guard case .quarantine(let longer, _) = third else {
+            Issue.record("a third crash still quarantines, got \(third)")
+            return
+        }
+        #expect(longer == .seconds(4), "the wait doubles with each death")
+        let fourth = DeathVerdict.judge(
+            DeathRecord(exit: .signaled(6), earlier: [Self.segv, Self.segv, Self.segv], seconds: 0.8, fleetDeaths: 500, fleetSeconds: 10),
+            policy: Self.policy)
+        guard case .fail(let why) = fourth else {
+            Issue.record("the fourth crash fails the job, however often workers die, got \(fourth)")
+            return
+        }
+        #expect(why.contains("4 times") && why.contains("SIGSEGV ×3") && why.contains("SIGABRT"), "\(why)")
+    }
+
+    @Test("kills from outside in a fleet where workers die often are chance: never suspected, never failed")
+    func outsideKillsAtTheFleetRateAreChance() {
+        // The issue's run: 23 kills in 108 s over 4 workers at concurrency 4, so a running job
+        // meets a death about every 19 s; a job that ran 4 × 15 s and died each time.
+        let record = DeathRecord(exit: Self.kill, earlier: [Self.kill, nil, Self.kill], seconds: 60, fleetDeaths: 80, fleetSeconds: 1500)
+        #expect(record.expectedDeaths > 3)
+        #expect(DeathVerdict.judge(record, policy: Self.policy) == .requeue)
+        // Six deaths of a long job are still within chance there.
+        let six = DeathRecord(exit: Self.kill, earlier: Array(repeating: Self.kill, count: 5), seconds: 120, fleetDeaths: 80, fleetSeconds: 1500)
+        #expect(DeathVerdict.judge(six, policy: Self.policy) == .requeue)
+    }
+
+    @Test("deaths beyond chance are blamed: suspected at two, failed at the budget, with the rate and the chance named")
+    func deathsBeyondChanceAreBlamed() {
+        // Workers rarely die (2 deaths in 10,000 s of running) but this job's died each time it
+        // ran, for a second at most: an OOM kill it causes looks like any other SIGKILL.
+        let once = DeathRecord(exit: Self.kill, seconds: 1, fleetDeaths: 2, fleetSeconds: 10_000)
+        #expect(DeathVerdict.judge(once, policy: Self.policy) == .requeue, "one death is never enough")
+        let twice = DeathRecord(exit: Self.kill, earlier: [Self.kill], seconds: 2, fleetDeaths: 2, fleetSeconds: 10_000)
+        guard case .quarantine(let wait, let reason) = DeathVerdict.judge(twice, policy: Self.policy) else {
+            Issue.record("two deaths far beyond chance make it suspected")
+            return
+        }
+        #expect(wait == .seconds(2))
+        #expect(reason.contains("twice") && reason.contains("2 such deaths in 10000 s"), "\(reason)")
+        let four = DeathRecord(exit: nil, earlier: [Self.kill, Self.kill, nil], seconds: 4, fleetDeaths: 2, fleetSeconds: 10_000)
+        guard case .fail(let why) = DeathVerdict.judge(four, policy: Self.policy) else {
+            Issue.record("four deaths far beyond chance fail it")
+            return
+        }
+        #expect(why.contains("4 times (SIGKILL ×2, unseen ×2)") && why.contains("a chance of below 1 in"), "\(why)")
+    }
+
+    @Test("a fleet where nothing else died predicts no death: repeated deaths of one job are its own")
+    func nothingElseDies() {
+        let record = DeathRecord(exit: nil, earlier: [nil, nil, nil], seconds: 30)
+        #expect(record.expectedDeaths == 0)
+        #expect(record.chance == 0)
+        guard case .fail = DeathVerdict.judge(record, policy: Self.policy) else {
+            Issue.record("four unseen deaths with no other death in the fleet fail the job")
+            return
+        }
+    }
+
+    @Test("the Poisson tail: P(X >= k)")
+    func poissonTail() {
+        #expect(DeathRecord(exit: nil, seconds: 1, fleetDeaths: 1, fleetSeconds: 1).chance.isApproximatelyEqual(to: 1 - 0.3678794, within: 1e-6))
+        let two = DeathRecord(exit: nil, earlier: [nil], seconds: 3, fleetDeaths: 1, fleetSeconds: 1)
+        // 1 - e^-3 (1 + 3)
+        #expect(two.chance.isApproximatelyEqual(to: 0.8008517, within: 1e-6))
+    }
+
+    @Test("exits read as signals and statuses, and back; only crash signals are crashes")
+    func workerExits() {
+        #expect(WorkerExit(waitStatus: 11) == .signaled(11))
+        #expect(WorkerExit(waitStatus: 0x8B) == .signaled(11), "the core-dump bit is not part of the signal")
+        #expect(WorkerExit(waitStatus: 3 << 8) == .exited(3))
+        for exit in [WorkerExit.signaled(11), .signaled(9), .signaled(40), .exited(3)] {
+            #expect(WorkerExit("\(exit)") == exit)
+        }
+        #expect([4, 5, 6, 7, 8, 11, 31].allSatisfy { WorkerExit.signaled($0).isCrash })
+        #expect(![1, 2, 3, 9, 15].contains { WorkerExit.signaled($0).isCrash })
+        #expect(!WorkerExit.exited(1).isCrash, "an exit the program chose is no crash")
+    }
+}
+
+extension Double {
+    fileprivate func isApproximatelyEqual(to other: Double, within tolerance: Double) -> Bool { abs(self - other) <= tolerance }
+}
