@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 
 #if canImport(Glibc)
 import Glibc
@@ -41,40 +42,16 @@ public struct ChildProcess: Sendable {
             unlink(errorPath)
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let environmentPairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environmentPairs.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-
-        var pid: pid_t = 0
-        // The test runner's threads block and ignore signals; a child would inherit that and
-        // then never see the SIGTERM its own cleanup sends (a script's trap waiting for ever on
-        // a server it stopped). Each child starts with no signal blocked and every default.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        // A process group of its own, so that a time limit kills what the child started too.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
-            throw TestEnvironmentError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        let pid: Int32
+        do {
+            // A process group of its own, so that a time limit kills what the child started too.
+            pid = try SpawnedProcess(
+                executable: executable, name: executable, arguments: arguments,
+                environment: environment ?? ProcessInfo.processInfo.environment,
+                files: .init(input: "/dev/null", output: outputPath, error: errorPath), newProcessGroup: true
+            ).pid
+        } catch {
+            throw TestEnvironmentError("\(error)")
         }
         var waitStatus: Int32 = 0
         var timedOut = false

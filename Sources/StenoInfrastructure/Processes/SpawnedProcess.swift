@@ -9,15 +9,40 @@ import Glibc
 ///
 /// The child starts with every signal at its default action and none blocked: dispositions set
 /// to "ignore" survive `exec`, and the parent's signal handling (swift-service-lifecycle ignores
-/// SIGTERM and SIGINT to watch them itself) must not reach a child that handles its own.
-/// Standard input, output and error are the parent's.
+/// SIGTERM and SIGINT to watch them itself; a test runner blocks signals in its threads) must not
+/// reach a child that handles its own. Standard input, output and error are the parent's unless
+/// given as files.
 public final class SpawnedProcess: Sendable {
     public let pid: Int32
     /// `waitpid` blocks: it runs on a thread of its own, never on the cooperative pool.
     private let waiter = BlockingThread(name: "steno-wait-child")
 
+    /// Where the child's standard streams go instead of the parent's.
+    public struct Files: Sendable {
+        public var input: String?
+        public var output: String?
+        public var error: String?
+
+        public init(input: String? = nil, output: String? = nil, error: String? = nil) {
+            self.input = input
+            self.output = output
+            self.error = error
+        }
+    }
+
     /// Starts `executable`, called `name` (its `argv[0]`), with `arguments` and only `environment`.
-    public init(executable: String, name: String, arguments: [String], environment: [String: String]) throws(ProcessError) {
+    /// `newProcessGroup` puts it in a process group of its own, so that a signal to the group
+    /// (`kill(-pid, …)`) reaches what it starts too.
+    public init(
+        executable: String, name: String, arguments: [String], environment: [String: String], files: Files = Files(),
+        newProcessGroup: Bool = false
+    ) throws(ProcessError) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let input = files.input { posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0) }
+        if let output = files.output { posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        if let error = files.error { posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -27,7 +52,12 @@ public final class SpawnedProcess: Sendable {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = ([name] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -35,7 +65,7 @@ public final class SpawnedProcess: Sendable {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, nil, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             throw ProcessError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
