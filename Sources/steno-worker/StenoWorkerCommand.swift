@@ -131,7 +131,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     private func supervise(_ settings: WorkerConfiguration, environment: [String: String], logger: Logger) async throws {
         let database = try PostgresConfiguration.fromEnvironment(
             environment, applicationName: "steno-worker-supervisor", defaultWait: PostgresConfiguration.workerWait)
-        let client = PostgresClient(configuration: database, maxConnections: 1, logger: logger)
+        let client = PostgresClient(configuration: database, maxConnections: 1, logger: WorkerSupervisor.quiet(logger))
         let supervisor = WorkerSupervisor(
             child: .init(
                 executable: SpawnedProcess.currentExecutable, name: CommandLine.arguments.first ?? "steno-worker",

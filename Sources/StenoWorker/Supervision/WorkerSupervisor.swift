@@ -162,6 +162,14 @@ public struct WorkerSupervisor: Service {
         }
     }
 
+    /// The supervisor's database chatter (waiting for the server, reconnecting) at warning and
+    /// above: its child logs the same waits, and a child that cannot start must be what the log says.
+    public static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        return quiet
+    }
+
     /// Holds the supervisor's lock for as long as this process lives, taking it again after a
     /// database restart.
     private func holdLock(key: Int32) async {
@@ -169,7 +177,7 @@ public struct WorkerSupervisor: Service {
             do {
                 let listener = try PostgresListener(
                     configuration: database, channels: [], sessionLock: .init(namespace: RescuePolicy.supervisorNamespace, key: key),
-                    clock: clock, logger: logger)
+                    clock: clock, logger: Self.quiet(logger))
                 for try await _ in try await listener.events() {}
             } catch {
                 logger.debug("the supervisor's lock session failed; trying again", metadata: ["error": "\(error)"])
