@@ -45,6 +45,28 @@ struct ProgressCommandTests {
         }
     }
 
+    @Test("status shows a quarantined job as a hold that names the evidence, not as a retry, in text and JSON")
+    func quarantinedHold() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let media = try await TestMediaBuilder.insert(Library.transcribing(), into: client)
+            try await TestMediaBuilder.insertWorker(client, id: "w-live")
+            let reason = "quarantined, runs alone after 2 s: its worker's process crashed twice while running it (SIGSEGV ×2); it fails at 4 such deaths"
+            let job = try await TestMediaBuilder.insertJob(
+                client, kind: "chunk", state: "queued", mediaID: media.mediaID, attempts: 1, errorClass: "lost_lease", errorMessage: reason)
+            try await client.query("UPDATE jobs SET run_at = now() + interval '90 seconds', runs_alone = true, crash_rescues = 2 WHERE id = \(job)")
+
+            let text = try await database.steno(["status", String(media.mediaID)])
+            #expect(text.status == 0, "\(text.standardError)")
+            #expect(text.standardOutput.contains("1 job quarantined (\(reason))"), "\(text.standardOutput)")
+            #expect(!text.standardOutput.contains("waiting to retry"), "a quarantined job is not a retry: \(text.standardOutput)")
+            let json = try JSONOf.object(try await database.steno(["status", String(media.mediaID), "--json"]).standardOutput)
+            let holds = try #require(json["holds"] as? [[String: Any]])
+            #expect(holds.compactMap { $0["kind"] as? String } == ["quarantined"])
+            await client.shutdown()
+        }
+    }
+
     @Test("status says why a media is not moving: a paused backend and jobs waiting to retry, in text and JSON")
     func holds() async throws {
         try await TestDatabase.with { database in

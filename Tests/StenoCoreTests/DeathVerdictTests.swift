@@ -44,6 +44,16 @@ struct DeathVerdictTests {
         #expect(DeathVerdict.judge(six, policy: Self.policy) == .requeue)
     }
 
+    @Test("a job killed often from outside, then beside a crash, waits a second: the wait grows with suspicion, not with every death")
+    func waitGrowsWithSuspicionOnly() {
+        let record = DeathRecord(exit: Self.segv, earlier: Array(repeating: Self.kill, count: 6), seconds: 120, fleetDeaths: 80, fleetSeconds: 1500)
+        guard case .quarantine(let wait, _) = DeathVerdict.judge(record, policy: Self.policy) else {
+            Issue.record("a crash quarantines")
+            return
+        }
+        #expect(wait == .seconds(1))
+    }
+
     @Test("deaths beyond chance are blamed: suspected at two, failed at the budget, with the rate and the chance named")
     func deathsBeyondChanceAreBlamed() {
         // Workers rarely die (2 deaths in 10,000 s of running) but this job's died each time it

@@ -12,7 +12,9 @@ enum PoisonLibrary {
         let source = PackageRoot.url.appendingPathComponent("Tests/Fixtures/poison/poison.c").path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("libsteno-poison-\(getpid()).so").path
         if FileManager.default.fileExists(atPath: output) { return output }
-        let compiler = ["/usr/bin/cc", "/usr/bin/clang", "/opt/swift/usr/bin/clang"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        // The Swift toolchain brings clang; a machine with gcc has cc.
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/opt/swift/usr/bin"]
+        let compiler = ["cc", "clang"].lazy.flatMap { name in path.map { "\($0)/\(name)" } }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let compiler else { throw TestEnvironmentError("no C compiler (cc or clang) to build \(source)") }
         let built = try await ChildProcess.run(compiler, ["-shared", "-fPIC", "-O1", "-o", output, source, "-ldl"])
         guard built.status == 0 else { throw TestEnvironmentError("cannot build \(source): \(built.standardError)") }

@@ -20,7 +20,7 @@ public enum DeathVerdict: Sendable, Equatable {
     /// towards the budget. One job in a thousand that happened to be there is blamed wrongly;
     /// it takes `RescuePolicy.crashBudget` deaths and a fleet where few workers die.
     public static let blameBelow = 0.001
-    /// The wait before a quarantined job runs again doubles with each death, up to this.
+    /// The wait before a quarantined job runs again doubles with each death that suspects it, up to this.
     public static let longestQuarantineWait = Duration.seconds(60)
 
     public static func judge(_ record: DeathRecord, policy: RescuePolicy) -> DeathVerdict {
@@ -31,10 +31,12 @@ public enum DeathVerdict: Sendable, Equatable {
         if crashes.count + blamedOthers >= policy.crashBudget {
             return .fail(reason: "\(evidence(record, crashes: crashes, chance: chance)): it is what kills the worker; see the worker's log, then `steno retry` runs it again")
         }
-        let suspected = !crashes.isEmpty || (others >= RescuePolicy.aloneAfter && chance < suspectBelow)
-        guard suspected else { return .requeue }
-        let deaths = record.all.count
-        let wait = min(.seconds(1) * (1 << min(deaths - 1, 10)), longestQuarantineWait)
+        let suspectedOthers = others >= RescuePolicy.aloneAfter && chance < suspectBelow ? others : 0
+        let suspicions = crashes.count + suspectedOthers
+        guard suspicions > 0 else { return .requeue }
+        // The wait grows with the deaths that suspect the job, not with every death: a job that
+        // was killed from outside often and then ran beside a crash waits a second, not a minute.
+        let wait = min(.seconds(1) * (1 << min(suspicions - 1, 10)), longestQuarantineWait)
         return .quarantine(
             after: wait,
             reason: "quarantined, runs alone after \(Int(wait.components.seconds)) s: \(evidence(record, crashes: crashes, chance: chance)); "
