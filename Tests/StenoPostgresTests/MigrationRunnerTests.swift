@@ -137,7 +137,9 @@ struct MigrationRunnerTests {
         try await TestDatabase.with(migrated: false) { database in
             let owner = "t_owner_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
             let admin = try await PostgresConnection.connect(configuration: database.configuration)
-            for role in ["steno_worker", "steno_admin", "steno_reporting"] {
+            // Every role a migration needs (0001's three, 0013's steno_api): without CREATEROLE the
+            // owner can make none, and on a fresh cluster no other test has made them first.
+            for role in ["steno_worker", "steno_admin", "steno_reporting", "steno_api"] {
                 try await admin.query("DO $$ BEGIN CREATE ROLE \(role) NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$", [])
             }
             // Generated names, never user input: safe as identifiers.
