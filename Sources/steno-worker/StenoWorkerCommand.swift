@@ -137,7 +137,10 @@ struct StenoWorkerCommand: AsyncParsableCommand {
                 executable: SpawnedProcess.currentExecutable, name: CommandLine.arguments.first ?? "steno-worker",
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: environment),
             workerID: settings.workerID, database: database, client: client, policy: settings.rescue, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [supervisor], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // The supervisor returns when its child exited by itself: that ends the group, it is no failure.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let status = supervisor.exitStatus.value
         if status != 0 { throw ExitCode(status) }

@@ -21,9 +21,10 @@ import Synchronization
 /// itself (a bad setting, a database gone for good) ends the parent with its status. SIGTERM
 /// and SIGINT are passed on to the child, whose graceful shutdown is the worker's. The child
 /// ends with SIGKILL when the parent ends (`SpawnedProcess.endWithParent`).
-public struct WorkerSupervisor: Service {
-    /// What the child is started with.
-    public struct Child: Sendable {
+public struct WorkerSupervisor: Service, CustomStringConvertible {
+    /// What the child is started with. Its environment and arguments hold the worker's secrets
+    /// (the database password, the API key): its description names the program only.
+    public struct Child: Sendable, CustomStringConvertible {
         public var executable: String
         /// What the child is called (`argv[0]`), as `ps` shows it.
         public var name: String
@@ -36,6 +37,8 @@ public struct WorkerSupervisor: Service {
             self.arguments = arguments
             self.environment = environment
         }
+
+        public var description: String { "Child(\(name))" }
     }
 
     /// The child's variable that tells it it is supervised: `<parent pid>:<supervisor key>`.
@@ -70,6 +73,9 @@ public struct WorkerSupervisor: Service {
         self.clock = clock
         self.logger = logger
     }
+
+    /// Safe to log: a service group names its services in its errors.
+    public var description: String { "WorkerSupervisor(worker \(workerID))" }
 
     public func run() async throws {
         let key = Int32.random(in: 1...Int32.max)
