@@ -12,6 +12,8 @@ import Glibc
 /// the transfer, and the caller's retry makes the bytes again).
 final class CurlMime {
     let pointer: OpaquePointer
+    /// The file parts' sources, to settle them when the transfer ends (`settle`).
+    private var sources: [CurlMimeSource] = []
 
     init(for easy: CurlEasyHandle) throws(CurlCallError) {
         guard let pointer = curl_mime_init(easy.pointer) else {
@@ -32,7 +34,9 @@ final class CurlMime {
     func addFile(name: String, fileName: String, contentType: String, bytes: [UInt8], owner: UploadAudio? = nil) throws(CurlCallError) {
         let part = try addPart(name: name)
         // Retained for curl; `curlMimeFree` releases it when the part is freed.
-        let source = Unmanaged.passRetained(CurlMimeSource(bytes, owner: owner)).toOpaque()
+        let kept = CurlMimeSource(bytes, owner: owner)
+        sources.append(kept)
+        let source = Unmanaged.passRetained(kept).toOpaque()
         let code = curl_mime_data_cb(part, curl_off_t(bytes.count), curlMimeRead, curlMimeSeek, curlMimeFree, source)
         if code != CURLE_OK {
             // curl did not take the callbacks, so it will not call the free one.
@@ -41,6 +45,13 @@ final class CurlMime {
         try CurlCall.check(code, "curl_mime_data_cb")
         try CurlCall.check(curl_mime_filename(part, fileName), "curl_mime_filename")
         try CurlCall.check(curl_mime_type(part, contentType), "curl_mime_type")
+    }
+
+    /// Hands bytes that were never sent in full back to their owner now that the transfer has
+    /// ended, before its caller hears how it ended: a retry then finds them, instead of racing the
+    /// moment the transfer is freed and making the audio again.
+    func settle() {
+        sources.forEach { $0.settle() }
     }
 
     private func addPart(name: String) throws(CurlCallError) -> OpaquePointer {
@@ -60,6 +71,8 @@ private final class CurlMimeSource {
     /// Set when the bytes are dropped once sent, and handed back if they never were.
     let owner: UploadAudio?
     var position = 0
+    /// Whether the bytes were handed back already (`settle`): at most once.
+    private var settled = false
 
     init(_ bytes: [UInt8], owner: UploadAudio?) {
         self.bytes = bytes
@@ -70,7 +83,13 @@ private final class CurlMimeSource {
     var releasedAfterSending: Bool { owner != nil }
 
     deinit {
-        if let owner, !released { owner.giveBack(bytes) }
+        settle()
+    }
+
+    func settle() {
+        guard let owner, !released, !settled else { return }
+        settled = true
+        owner.giveBack(bytes)
     }
 
     /// Whether the bytes are gone, sent and dropped.

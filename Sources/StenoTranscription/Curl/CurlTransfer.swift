@@ -156,6 +156,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func finish(_ outcome: Result<HTTPResponse, TransportFailure>) {
+        mime?.settle()
         continuation?.resume(returning: outcome)
         continuation = nil
     }
