@@ -152,7 +152,13 @@ extension JobStore {
     /// back: no session holds its liveness lock, that proves it (`lockLossProves`), and no live
     /// supervisor of its own will take them back with better evidence.
     static func deadOwner(_ policy: RescuePolicy, now: PostgresQuery = StatementTime.database.now) -> PostgresQuery {
-        "(NOT \(aliveOwner) AND \(lockLossProves(policy, now: now)) AND NOT \(aliveSupervisor))"
+        "(NOT \(aliveOwner) AND \(fleetTakesIfDead(policy, now: now)))"
+    }
+
+    /// Whether the fleet takes the jobs of the worker row `w` once its lock is gone: the loss
+    /// proves the death (`lockLossProves`), and no live supervisor of its own takes them back.
+    static func fleetTakesIfDead(_ policy: RescuePolicy, now: PostgresQuery = StatementTime.database.now) -> PostgresQuery {
+        "(\(lockLossProves(policy, now: now)) AND NOT \(aliveSupervisor))"
     }
 
     /// What the listening session of worker `id` runs each time it took its liveness lock.

@@ -87,7 +87,7 @@ extension WorkStore {
                 -- Running jobs this worker does not run, each with whether its owner's process lives
                 -- (`pg_locks` read once) and whether a missing lock would prove it dead.
                 SELECT j.lease_expires_at, j.lease_owner = \(workerID) AS mine, w.last_heartbeat_at,
-                       \(JobStore.aliveOwner) AS alive, (\(JobStore.lockLossProves(rescue, now: time.now)) AND NOT \(JobStore.aliveSupervisor)) AS provable
+                       \(JobStore.aliveOwner) AS alive, \(JobStore.fleetTakesIfDead(rescue, now: time.now)) AS provable
                 FROM jobs j LEFT JOIN workers w ON w.id = j.lease_owner
                 WHERE j.state = \(literal: JobState.running) AND NOT (j.lease_owner = \(workerID) AND j.id = ANY(\(running)::bigint[]))
             ), due AS (
