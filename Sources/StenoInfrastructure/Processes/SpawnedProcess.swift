@@ -1,5 +1,6 @@
 import CProcessControl
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -33,10 +34,36 @@ public final class SpawnedProcess: Sendable {
     /// Starts `executable`, called `name` (its `argv[0]`), with `arguments` and only `environment`.
     /// `newProcessGroup` puts it in a process group of its own, so that a signal to the group
     /// (`kill(-pid, …)`) reaches what it starts too.
+    ///
+    /// The child is started from this object's own thread, which lives until the child is reaped.
+    /// Linux sends a parent-death signal (`endWithParent`) when the *thread* that started the
+    /// child ends, not the process: started from a pool thread, the child was killed whenever
+    /// that thread idled out, and the supervisor took it for a death from outside.
     public init(
         executable: String, name: String, arguments: [String], environment: [String: String], files: Files = Files(),
         newProcessGroup: Bool = false
     ) throws(ProcessError) {
+        let started = Mutex<Result<pid_t, ProcessError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        waiter.async {
+            let result = Self.spawn(
+                executable: executable, name: name, arguments: arguments, environment: environment, files: files,
+                newProcessGroup: newProcessGroup)
+            started.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        switch started.withLock({ $0 }) {
+        case .success(let pid): self.pid = pid
+        case .failure(let error): throw error
+        case nil: throw ProcessError("cannot start \(executable): its starting thread gave no answer")
+        }
+    }
+
+    private static func spawn(
+        executable: String, name: String, arguments: [String], environment: [String: String], files: Files,
+        newProcessGroup: Bool
+    ) -> Result<pid_t, ProcessError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -67,9 +94,9 @@ public final class SpawnedProcess: Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            throw ProcessError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+            return .failure(ProcessError("cannot start \(executable): \(String(cString: strerror(spawned)))"))
         }
-        self.pid = pid
+        return .success(pid)
     }
 
     /// Sends `signal` to the child (nothing once it has been reaped).
