@@ -10,7 +10,7 @@ extension Steno {
             abstract: "Report queue depth, throughput, time to done, failures and cost.",
             discussion: HelpText.withExamples("""
                 The figures of the reporting views (steno_queue, steno_throughput,
-                steno_latency, steno_failures, steno_costs), which a read-only steno_reporting
+                steno_latency, steno_failures, steno_costs, steno_tenant_usage), which a read-only steno_reporting
                 user can query too, for work finished since --since: what is read follows the
                 window, not the history kept. The queue shows the jobs waiting and running now
                 and those that ended since --since.
@@ -89,6 +89,16 @@ extension Steno {
             sections.append(
                 "Cost by day and model, \(period)\n"
                     + (report.costs.isEmpty ? "  (none)" : costs.render() + "\ntotal \(HumanFormat.money(total))"))
+
+            var tenants = TextTable(["day", "tenant", "media", "chunks", "audio h", "paid h", "cost"], rightAligned: [2, 3, 4, 5, 6])
+            for row in report.tenants {
+                let use = row.usage
+                tenants.add([
+                    use.day ?? "", row.tenant, String(use.media), String(use.chunks), String(format: "%.2f", use.audioSeconds / 3600),
+                    String(format: "%.2f", use.paidHours), HumanFormat.money(use.costUSD),
+                ])
+            }
+            sections.append("Use by tenant and day (UTC), \(period)\n" + (report.tenants.isEmpty ? "  (none)" : tenants.render()))
             return sections.joined(separator: "\n\n")
         }
     }

@@ -17,7 +17,7 @@ public struct Steno: AsyncParsableCommand {
         version: StenoVersion.current,
         subcommands: [
             Migrate.self, Enqueue.self, Status.self, List.self, Wait.self, Focus.self, Cancel.self, Retry.self,
-            Delete.self, TranscriptCommand.self, Speakers.self, Workers.self, Report.self, Probe.self, Backend.self, Keys.self,
+            Delete.self, TranscriptCommand.self, Speakers.self, Workers.self, Report.self, Probe.self, Backend.self, Keys.self, Tenants.self,
         ]
     )
 

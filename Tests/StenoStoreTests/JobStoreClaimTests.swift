@@ -128,7 +128,17 @@ struct JobStoreClaimTests {
 
 @Suite("JobStore: claim plan")
 struct JobStoreClaimPlanTests {
-    @Test("the claim reads the partial index of queued jobs, not the table")
+    /// The plan of the claim statement itself, as its prepared statement gets it after its
+    /// first runs (generic: the values are parameters).
+    static func claimPlan(_ client: PostgresClient, limit: Int, kinds: [JobKind]?) async throws -> String {
+        try await client.withConnection { connection in
+            try await connection.query("SET plan_cache_mode = force_generic_plan")
+            let claim = JobStore.claimQuery(limit: limit, worker: "w", lease: .seconds(10), kinds: kinds)
+            return try await connection.query("EXPLAIN \(claim)").map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
+        }
+    }
+
+    @Test("the claim reads each tenant's queue in its partial index, not the table")
     func claimUsesPartialIndex() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
@@ -140,15 +150,9 @@ struct JobStoreClaimPlanTests {
                 """)
             _ = try await JobStore(client: client).enqueue((0..<20).map { _ in NewJob(kind: .chunk) })
             try await client.query("ANALYZE jobs")
-            let plan = try await client.query(
-                """
-                EXPLAIN SELECT id FROM jobs
-                WHERE state = 'queued' AND run_at <= now()
-                ORDER BY priority DESC, run_at, id LIMIT \(10) FOR UPDATE SKIP LOCKED
-                """
-            ).map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
-            #expect(plan.contains("Index Scan using jobs_claim_idx"), "\(plan)")
-            #expect(!plan.contains("Seq Scan"), "\(plan)")
+            let plan = try await Self.claimPlan(client, limit: 10, kinds: nil)
+            #expect(plan.contains("jobs_tenant_claim_idx"), "\(plan)")
+            #expect(!plan.contains("Seq Scan on jobs"), "\(plan)")
             await client.shutdown()
         }
     }
@@ -161,19 +165,9 @@ struct JobStoreClaimPlanTests {
             try await client.query("INSERT INTO jobs (kind, priority) SELECT 'chunk', 2 FROM generate_series(1, 5000)")
             let others = try await JobStore(client: client).enqueue([NewJob(kind: .media), NewJob(kind: .chapter), NewJob(kind: .merge)])
             try await client.query("ANALYZE jobs")
-            let plan = try await client.withConnection { connection in
-                // The plan the driver's prepared statement gets after its first runs: generic,
-                // the kinds a parameter, so only the text's `kind <> 'chunk'` names the index.
-                try await connection.query("SET plan_cache_mode = force_generic_plan")
-                try await connection.query(
-                    """
-                    PREPARE claim_other(text[]) AS SELECT id FROM jobs
-                    WHERE state = 'queued' AND run_at <= now() AND NOT runs_alone AND kind = ANY($1) AND kind <> 'chunk'
-                    ORDER BY priority DESC, run_at, id LIMIT 4 FOR UPDATE SKIP LOCKED
-                    """)
-                return try await connection.query("EXPLAIN EXECUTE claim_other('{media,chapter,merge}')").map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
-            }
-            #expect(plan.contains("jobs_claim_other_idx"), "\(plan)")
+            let plan = try await Self.claimPlan(client, limit: 4, kinds: [.media, .chapter, .merge])
+            #expect(plan.contains("jobs_tenant_claim_other_idx"), "\(plan)")
+            #expect(!plan.contains("jobs_tenant_claim_idx "), "\(plan)")
             let claimed = try await JobStore(client: client).claim(limit: 4, worker: "w", lease: .seconds(10), kinds: [.media, .chapter, .merge])
             #expect(Set(claimed.map(\.id)) == Set(others))
             let chunks = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), kinds: [.chunk])

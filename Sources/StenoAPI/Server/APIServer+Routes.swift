@@ -31,7 +31,7 @@ extension APIServer {
     /// Every route, from the groups that hold what their handlers use; `openapi.yaml` describes
     /// the same set (`OpenAPIDocumentTests` compares them).
     func routes() -> [APIRoute] {
-        operations.routes + media.routes + speakers.routes + events.routes + openAI.routes
+        operations.routes + media.routes + speakers.routes + tenants.routes + events.routes + openAI.routes
     }
 
     func makeRouter() -> Router<APIRequestContext> {

@@ -33,6 +33,7 @@ public final class APIServer: Sendable {
     let operations: OperationsRoutes
     let media: MediaRoutes
     let speakers: SpeakerRoutes
+    let tenants: TenantRoutes
     let events: EventRoutes
     let openAI: OpenAIRoutes
     let web: WebRoutes
@@ -64,6 +65,7 @@ public final class APIServer: Sendable {
         operations = OperationsRoutes(store: store, metrics: metrics, clock: clock, databaseReady: { await Self.databaseReady(store) })
         media = MediaRoutes(store: store, intake: intake, outbound: outbound, clock: clock, logger: logger)
         speakers = SpeakerRoutes(store: store)
+        tenants = TenantRoutes(store: store, clock: clock)
         events = EventRoutes(store: store, hub: hub)
         openAI = OpenAIRoutes(
             store: store, hub: hub, intake: intake, speakerEncoder: configuration.speakers, transcriptionTimeout: configuration.transcriptionTimeout,

@@ -12,6 +12,11 @@ public struct MediaHold: Sendable, Equatable, Codable {
         /// A job was running when its worker's process died in a way that suspects it
         /// (`DeathVerdict.quarantine`): it runs alone, after a wait.
         case quarantined
+        /// The media's tenant reached a budget: its chunk jobs wait until it is raised or the
+        /// period ends.
+        case overBudget = "over_budget"
+        /// The media's tenant has as many chunk jobs in flight as its cap allows.
+        case tenantCap = "tenant_cap"
     }
 
     public var kind: Kind
@@ -39,6 +44,13 @@ public struct MediaHold: Sendable, Equatable, Codable {
         public var quarantinedJobs: Int
         /// The newest such job's reason, which names the evidence.
         public var quarantineReason: String?
+        /// The media's tenant.
+        public var tenant: String = NewMedia.defaultTenant
+        /// The budget the tenant reached (`steno_over_budget`), if any.
+        public var overBudget: String?
+        /// The tenant's cap on chunk jobs in flight, and how many it has in flight.
+        public var tenantCap: Int?
+        public var tenantRunningChunks: Int = 0
 
         public init(
             mediaFinished: Bool, queuedChunkJobs: Int, retryingJobs: Int, nextRetryAt: Date?, highestAttempt: Int, maxAttempts: Int,
@@ -89,6 +101,16 @@ public struct MediaHold: Sendable, Equatable, Codable {
             var message = "\(facts.quarantinedJobs) job\(facts.quarantinedJobs == 1 ? "" : "s") quarantined"
             if let reason = facts.quarantineReason, !reason.isEmpty { message += " (\(reason))" }
             holds.append(MediaHold(kind: .quarantined, message: message))
+        }
+        if let reason = facts.overBudget, facts.queuedChunkJobs > 0 {
+            holds.append(MediaHold(kind: .overBudget, message: "chunk jobs wait: \(reason); nothing is lost, and the work goes on once it is raised"))
+        }
+        if let cap = facts.tenantCap, facts.tenantRunningChunks >= cap, facts.queuedChunkJobs > 0 {
+            holds.append(
+                MediaHold(
+                    kind: .tenantCap,
+                    message: "tenant \(facts.tenant) has \(facts.tenantRunningChunks) chunk jobs in flight, its cap of \(cap); "
+                        + "the rest wait their turn (raise it with `steno tenants set \(facts.tenant) --max-in-flight N`)"))
         }
         return holds
     }

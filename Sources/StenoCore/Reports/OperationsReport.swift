@@ -95,8 +95,25 @@ public struct OperationsReport: Sendable, Equatable, Codable {
     public var latency: Latency
     public var failures: [Failures]
     public var costs: [Cost]
+    /// Each tenant's use by UTC day (`steno_tenant_usage`): what billing reads.
+    public var tenants: [TenantDay]
 
-    public init(since: Date, queue: [QueueDepth], throughput: [Throughput], latency: Latency, failures: [Failures], costs: [Cost]) {
+    /// One tenant's use on one UTC day.
+    public struct TenantDay: Sendable, Equatable, Codable {
+        public var tenant: String
+        public var usage: TenantUsage
+
+        public init(tenant: String, usage: TenantUsage) {
+            self.tenant = tenant
+            self.usage = usage
+        }
+    }
+
+    public init(
+        since: Date, queue: [QueueDepth], throughput: [Throughput], latency: Latency, failures: [Failures], costs: [Cost],
+        tenants: [TenantDay] = []
+    ) {
+        self.tenants = tenants
         self.since = since
         self.queue = queue
         self.throughput = throughput

@@ -152,7 +152,11 @@ extension AdminStore {
                    (SELECT status_message FROM live WHERE status = \(WorkerState.paused) ORDER BY last_heartbeat_at DESC LIMIT 1) AS pause_message,
                    (SELECT count(*) FROM quarantined) AS quarantined,
                    (SELECT error_message FROM quarantined ORDER BY updated_at DESC LIMIT 1) AS quarantine_reason,
+                   t.name AS tenant, steno_over_budget(t.name, \(now)) AS over_budget, t.max_in_flight,
+                   (SELECT count(*) FROM jobs WHERE tenant = t.name AND state = \(literal: JobState.running) AND kind = \(literal: JobKind.chunk))
+                       AS tenant_running_chunks,
                    \(now) AS now
+            FROM (SELECT 1) AS one LEFT JOIN tenants t ON t.name = (SELECT tenant FROM media WHERE id = \(mediaID))
             """
         ).single()
         guard let state = try row.decode("media_state", as: MediaState?.self) else { throw Self.noSuchMedia(mediaID) }
@@ -167,7 +171,12 @@ extension AdminStore {
             maxAttempts: try row.decode("max_attempts"), lastError: try row.decode("last_error"),
             liveWorkers: try row.decode("live_workers"), pausedBackends: paused, pauseMessage: try row.decode("pause_message"),
             quarantinedJobs: try row.decode("quarantined"), quarantineReason: try row.decode("quarantine_reason"))
-        return MediaHold.holds(facts, now: try row.decode("now"))
+        var withTenant = facts
+        withTenant.tenant = try row.decode("tenant", as: String?.self) ?? NewMedia.defaultTenant
+        withTenant.overBudget = try row.decode("over_budget")
+        withTenant.tenantCap = try row.decode("max_in_flight")
+        withTenant.tenantRunningChunks = try row.decode("tenant_running_chunks")
+        return MediaHold.holds(withTenant, now: try row.decode("now"))
     }
 }
 

@@ -111,7 +111,9 @@ extension AdminStore {
                 chunks: try row.decode("chunks"), audioHours: try row.decode("audio_hours"), costUSD: try row.decode("cost_usd"),
                 speechHours: try row.decode("speech_hours"))
         }
-        return OperationsReport(since: since, queue: queue, throughput: throughput, latency: latency, failures: failures, costs: costs)
+        let tenants = try await tenantUsage(since: since).map { OperationsReport.TenantDay(tenant: $0.tenant, usage: $0.usage) }
+        return OperationsReport(
+            since: since, queue: queue, throughput: throughput, latency: latency, failures: failures, costs: costs, tenants: tenants)
     }
 
     /// Every worker that has registered, live or not, by id.

@@ -4,12 +4,24 @@ import StenoInfrastructure
 public import StenoPostgres
 
 extension JobStore {
-    /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then by `run_at`
-    /// and id, skipping rows other workers are claiming. The attempt is recorded when it ends.
-    /// Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
-    public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> [Job] {
-        try await client.withConnection { [time] in
-            try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: $0)
+    /// Claims up to `limit` claimable jobs for `worker`, shared fairly between tenants
+    /// (`claimQuery`), skipping rows other workers are claiming. The attempt is recorded when it
+    /// ends. Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
+    ///
+    /// With `exactCaps` (some tenant has a cap on chunk jobs in flight), the claim first locks
+    /// the rows of the capped tenants, in one transaction with the claim: concurrent claims of
+    /// those tenants then count each other's jobs, and a cap holds fleet-wide. Without it the
+    /// claim is one statement and a cap set meanwhile is kept only approximately until the
+    /// worker's next heartbeat tells it caps exist.
+    public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, exactCaps: Bool = false) async throws -> [Job] {
+        try await client.withConnection { [time] connection in
+            guard exactCaps, kinds?.contains(.chunk) ?? true else {
+                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
+            }
+            return try await connection.withTransaction { connection in
+                try await connection.query("SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name FOR UPDATE")
+                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
+            }
         }
     }
 
@@ -27,47 +39,113 @@ extension JobStore {
         limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
         now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
     ) async throws -> [Job] {
-        precondition(limit > 0, "claim at least one job")
-        // Two statement texts rather than `kinds IS NULL OR ...`, so that each prepared plan
-        // reads the claim index in order with no condition it cannot use. The limit is part of
-        // the text (one prepared statement per limit, at most the worker's concurrency), and
-        // the claimed ids are collected with `= ANY(ARRAY(...))`: PostgreSQL then keeps one
-        // generic plan per statement. With the limit as a parameter it planned the claim again
-        // on every call, and a generic plan of `IN (...)` joined by scanning the table.
-        //
-        // The claim commits without waiting for its WAL to reach disk (`synchronous_commit` off
-        // for its own transaction only): a claim lost in a server crash leaves the job queued,
-        // to be claimed again, and the lease fence keeps the first claimant from writing. Every
-        // end of an attempt still waits for its flush.
-        var only: PostgresQuery = kinds.map { "AND kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
-        // Without chunks (a paused or failing backend), the claim reads the partial index of
-        // the other kinds (`jobs_claim_other_idx`, migration 0015), whose predicate the planner
-        // must see in the text: in `jobs_claim_idx` it walked past every queued chunk job.
-        if let kinds, !kinds.contains(.chunk) {
-            only = "\(only) AND kind <> \(literal: JobKind.chunk)"
-        }
-        // A literal, not a parameter: each text keeps its own plan, on its own partial index.
-        let which: PostgresQuery = alone ? "AND runs_alone" : "AND NOT runs_alone"
-        let rows = try await connection.query(
-            """
-            UPDATE jobs j
-            SET state = \(literal: JobState.running), attempt = j.attempt + 1, lease_owner = \(worker),
-                lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)::float8),
-                started_at = \(now), updated_at = \(now)
-            FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
-            WHERE j.id = ANY(ARRAY(
-                SELECT id FROM jobs
-                WHERE state = \(literal: JobState.queued) AND run_at <= \(now) \(which) \(only)
-                ORDER BY priority DESC, run_at, id
-                LIMIT \(literal: limit)
-                FOR UPDATE SKIP LOCKED))
-            RETURNING \(Job.columns)
-            """)
+        let rows = try await connection.query(claimQuery(limit: limit, worker: worker, lease: lease, kinds: kinds, alone: alone, now: now))
         return try rows.map(Job.init(row:)).sorted { first, second in
             if first.priority != second.priority { return first.priority.rawValue > second.priority.rawValue }
             if first.runAt != second.runAt { return first.runAt < second.runAt }
             return first.id < second.id
         }
+    }
+
+    /// The claim statement.
+    ///
+    /// **Across tenants**, the jobs go to the tenants with the fewest jobs in flight for their
+    /// share: a tenant's `n`-th candidate ranks at `(running + n) / share`, so every claim
+    /// moves the fleet towards jobs in flight in proportion to the shares of the tenants with
+    /// work ready (start-time fair queueing over slots). Priority does not cross tenants: a
+    /// tenant that marks everything high gains nothing over its share.
+    /// **Inside a tenant**, by priority, then `fair_key` (media interleave: migration 0019),
+    /// `run_at` and id, read from the tenant's index in order (`jobs_tenant_claim_idx`).
+    /// A tenant at its cap of chunk jobs in flight, or over a budget (`steno_over_budget`),
+    /// gets only its other kinds, read from `jobs_tenant_claim_other_idx`.
+    ///
+    /// The cost is one short index read per tenant with a row in `tenants` (a few per claim on
+    /// a typical fleet), and a count of each tenant's jobs in flight.
+    public static func claimQuery(
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
+        now: PostgresQuery = StatementTime.database.now
+    ) -> PostgresQuery {
+        precondition(limit > 0, "claim at least one job")
+        // The limit is part of the text (one prepared statement per limit, at most the worker's
+        // concurrency), and the claimed ids are collected with `= ANY(ARRAY(...))`: PostgreSQL
+        // then keeps one generic plan per statement. With the limit as a parameter it planned
+        // the claim again on every call, and a generic plan of `IN (...)` joined by scanning the
+        // table.
+        //
+        // The claim commits without waiting for its WAL to reach disk (`synchronous_commit` off
+        // for its own transaction only): a claim lost in a server crash leaves the job queued,
+        // to be claimed again, and the lease fence keeps the first claimant from writing. Every
+        // end of an attempt still waits for its flush.
+        let update: PostgresQuery = """
+            UPDATE jobs j
+            SET state = \(literal: JobState.running), attempt = j.attempt + 1, lease_owner = \(worker),
+                lease_expires_at = \(now) + make_interval(secs => \(lease.seconds)::float8),
+                started_at = \(now), updated_at = \(now)
+            FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
+            """
+        let only: PostgresQuery = kinds.map { "AND q.kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        if alone {
+            return """
+                \(update)
+                WHERE j.id = ANY(ARRAY(
+                    SELECT id FROM jobs q
+                    WHERE state = \(literal: JobState.queued) AND run_at <= \(now) AND runs_alone \(only)
+                    ORDER BY priority DESC, run_at, id
+                    LIMIT \(literal: limit)
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING \(Job.columns)
+                """
+        }
+        let withChunks = kinds?.contains(.chunk) ?? true
+        // Each branch names its partial index's predicate in its text, so that the prepared
+        // plan reads that index in order; the branch's condition on the tenant is a one-time
+        // filter, so a tenant at its cap never walks its queued chunk jobs.
+        let allKinds: PostgresQuery = """
+            SELECT q.id, q.kind, q.priority, q.fair_key, q.run_at FROM jobs q
+            WHERE t.chunks_allowed AND q.tenant = t.name AND q.state = \(literal: JobState.queued) AND NOT q.runs_alone
+              AND q.run_at <= \(now) \(only)
+            ORDER BY q.priority DESC, q.fair_key, q.run_at, q.id
+            LIMIT \(literal: limit)
+            FOR UPDATE SKIP LOCKED
+            """
+        let gate: PostgresQuery = withChunks ? "NOT t.chunks_allowed AND" : ""
+        let otherKinds: PostgresQuery = """
+            SELECT q.id, q.kind, q.priority, q.fair_key, q.run_at FROM jobs q
+            WHERE \(gate) q.tenant = t.name AND q.state = \(literal: JobState.queued)
+              AND NOT q.runs_alone AND q.kind <> \(literal: JobKind.chunk) AND q.run_at <= \(now) \(only)
+            ORDER BY q.priority DESC, q.fair_key, q.run_at, q.id
+            LIMIT \(literal: limit)
+            FOR UPDATE SKIP LOCKED
+            """
+        // A locking clause may not stand on an input of UNION; on a subquery of one it may.
+        let candidates: PostgresQuery =
+            withChunks ? "SELECT * FROM (\(allKinds)) a UNION ALL SELECT * FROM (\(otherKinds)) b" : otherKinds
+        return """
+            \(update)
+            WHERE j.id = ANY(ARRAY(
+                SELECT id FROM (
+                    SELECT c.id, c.kind, t.running, t.share, t.chunk_room,
+                           row_number() OVER (PARTITION BY t.name ORDER BY c.priority DESC, c.fair_key, c.run_at, c.id) AS n,
+                           count(*) FILTER (WHERE c.kind = \(literal: JobKind.chunk))
+                               OVER (PARTITION BY t.name ORDER BY c.priority DESC, c.fair_key, c.run_at, c.id) AS chunk_n
+                    FROM (
+                        SELECT t.name, t.share, r.running, t.max_in_flight - r.running_chunks AS chunk_room,
+                               (t.max_in_flight IS NULL OR r.running_chunks < t.max_in_flight)
+                               AND (num_nonnulls(t.daily_audio_hours, t.monthly_audio_hours, t.daily_cost_usd, t.monthly_cost_usd) = 0
+                                    OR steno_over_budget(t.name, \(now)) IS NULL) AS chunks_allowed
+                        FROM tenants t
+                        CROSS JOIN LATERAL (
+                            SELECT count(*) AS running, count(*) FILTER (WHERE kind = \(literal: JobKind.chunk)) AS running_chunks
+                            FROM jobs WHERE tenant = t.name AND state = \(literal: JobState.running)
+                        ) r
+                    ) t
+                    CROSS JOIN LATERAL (\(candidates)) c
+                ) ranked
+                WHERE kind <> \(literal: JobKind.chunk) OR chunk_room IS NULL OR chunk_n <= chunk_room
+                ORDER BY (running + n)::float8 / share, id
+                LIMIT \(literal: limit)))
+            RETURNING \(Job.columns)
+            """
     }
 
     /// What a heartbeat learned about one lease.

@@ -39,8 +39,8 @@ public struct JobStore: Sendable {
         guard !jobs.isEmpty else { return [] }
         let rows = try await client.query(
             """
-            INSERT INTO jobs (kind, priority, run_at, max_attempts, media_id, chapter_id, chunk_id)
-            SELECT kind, priority, COALESCE(run_at, \(time.now)), max_attempts, media_id, chapter_id, chunk_id
+            INSERT INTO jobs (kind, priority, run_at, max_attempts, media_id, chapter_id, chunk_id, fair_key)
+            SELECT kind, priority, COALESCE(run_at, \(time.now)), max_attempts, media_id, chapter_id, chunk_id, position - 1
             FROM unnest(
                 \(jobs.map(\.kind.rawValue))::text[], \(jobs.map(\.priority.rawValue))::smallint[], \(jobs.map(\.runAt))::timestamptz[],
                 \(jobs.map(\.maxAttempts))::integer[], \(jobs.map(\.mediaID))::bigint[], \(jobs.map(\.chapterID))::bigint[],

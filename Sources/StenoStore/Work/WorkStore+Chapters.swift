@@ -77,8 +77,9 @@ extension WorkStore {
     func insertChunkJobs(chapterID: Int64, priority: JobPriority, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            INSERT INTO jobs (kind, priority, media_id, chapter_id, chunk_id)
-            SELECT \(literal: JobKind.chunk), \(priority.rawValue), k.media_id, k.chapter_id, k.id
+            INSERT INTO jobs (kind, priority, media_id, chapter_id, chunk_id, fair_key)
+            SELECT \(literal: JobKind.chunk), \(priority.rawValue), k.media_id, k.chapter_id, k.id,
+                   row_number() OVER (ORDER BY k.start_seconds) - 1
             FROM chunks k
             WHERE k.chapter_id = \(chapterID) AND k.state = \(literal: ChunkState.queued)
               AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chunk_id = k.id AND j.kind = \(literal: JobKind.chunk))

@@ -71,8 +71,8 @@ extension WorkStore {
             // A separate statement, so that it sees the chapters the one above inserted.
             try await connection.query(
                 """
-                INSERT INTO jobs (kind, priority, media_id, chapter_id)
-                SELECT \(literal: JobKind.chapter), \(media.priority.rawValue), c.media_id, c.id
+                INSERT INTO jobs (kind, priority, media_id, chapter_id, fair_key)
+                SELECT \(literal: JobKind.chapter), \(media.priority.rawValue), c.media_id, c.id, c.index
                 FROM chapters c
                 WHERE c.media_id = \(media.id) AND c.index = ANY(\(chapters.map(\.index))::integer[]) AND c.state = \(literal: ChapterState.queued)
                   AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.chapter_id = c.id AND j.kind = \(literal: JobKind.chapter))

@@ -28,6 +28,8 @@ extension WorkStore {
     public struct Heartbeat: Sendable, Equatable {
         public var outages: [Outage]
         public var due: DueWork
+        /// Some tenant has a cap on chunk jobs in flight (`JobStore.claim(exactCaps:)`).
+        public var tenantCaps: Bool = false
     }
 
     /// Work waiting for some worker to act, as one heartbeat saw it. The heartbeat is the
@@ -107,7 +109,8 @@ extension WorkStore {
                                                       AND state IN (\(literals: [MediaState.succeeded, .failed])) AND NOT (id = ANY(\(noticesBackingOff)::bigint[])))
                         OR (\(webhookURL)::text IS NOT NULL
                             AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN (\(literals: [MediaState.succeeded, .failed]))
-                                                              AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices
+                                                              AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices,
+                       EXISTS (SELECT 1 FROM tenants WHERE max_in_flight IS NOT NULL) AS tenant_caps
             )
             SELECT due.*, o.backend, o.reason, o.since, o.probe_at, o.failures
             FROM due LEFT JOIN backend_outages o ON true
@@ -121,7 +124,7 @@ extension WorkStore {
             let backend: String? = try row.decode("backend")
             return backend == nil ? nil : try Outage(row: row)
         }
-        return Heartbeat(outages: outages, due: due)
+        return Heartbeat(outages: outages, due: due, tenantCaps: try first.decode("tenant_caps"))
     }
 
     /// The request window a worker's AIMD limiter allows towards its backend, as its heartbeat

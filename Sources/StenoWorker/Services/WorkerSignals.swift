@@ -18,6 +18,7 @@ final class WorkerSignals: Sendable {
     /// no heartbeat is sent before, so a job is never held by a worker the fleet cannot see.
     let present = Latch()
     private let draining = Atomic<Bool>(false)
+    private let tenantCaps = Atomic<Bool>(false)
     /// The worker's clock, which every wait of its loops goes by.
     let clock: any MonotonicClock
 
@@ -36,6 +37,13 @@ final class WorkerSignals: Sendable {
 
     /// Shutdown began: claim nothing more and say so in the heartbeat.
     var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// Some tenant has a cap on chunk jobs in flight, as the last heartbeat saw: claims then
+    /// lock the capped tenants first (`JobStore.claim(exactCaps:)`), so the cap holds fleet-wide.
+    var tenantsCapped: Bool {
+        get { tenantCaps.load(ordering: .acquiring) }
+        set { tenantCaps.store(newValue, ordering: .releasing) }
+    }
 
     func beginDraining() {
         draining.store(true, ordering: .releasing)

@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+import NIOFoundationEssentialsCompat
+import StenoCore
+import StenoInfrastructure
+import StenoStore
+
+/// The tenants sharing the fleet: their shares, caps and budgets, their work and their use.
+///
+/// Reading a tenant needs the admin scope; a key reads its own tenant only, except a key of the
+/// operator's tenant (`default`, the CLI's), which reads and changes every tenant. A tenant
+/// cannot raise its own share or budget: that is the operator's call.
+struct TenantRoutes: Sendable {
+    let store: AdminStore
+    let clock: any MonotonicClock
+
+    var routes: [APIRoute] {
+        [
+            .keyed(.get, "/v1/tenants", tenants),
+            .keyed(.get, "/v1/tenants/{name}", tenant),
+            .keyed(.patch, "/v1/tenants/{name}", change),
+            .keyed(.get, "/v1/tenants/{name}/usage", usage),
+        ]
+    }
+
+    static let operatorTenant = NewMedia.defaultTenant
+}
+
+extension TenantRoutes {
+    /// `GET /v1/tenants`: every tenant for the operator's key, the key's own for another.
+    func tenants(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let named = principal.tenant == Self.operatorTenant ? nil : principal.tenant
+        let found = try await store.tenants(named: named).filter { named == nil || $0.name == named }
+        return try APIJSON.response(["tenants": found])
+    }
+
+    /// `GET /v1/tenants/{name}`.
+    func tenant(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let name = try readable(context)
+        do {
+            return try APIJSON.response(try await store.tenants(named: name)[0])
+        } catch let error as AdminError {
+            throw APIError.from(error)
+        }
+    }
+
+    /// `PATCH /v1/tenants/{name}` with any of `share`, `max_in_flight`, `daily_audio_hours`,
+    /// `monthly_audio_hours`, `daily_cost_usd`, `monthly_cost_usd`: a number sets it, `null`
+    /// clears it, a field left out stays. Operator's key only.
+    func change(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let principal = try context.require(.admin)
+        let name = try Self.name(context)
+        guard principal.tenant == Self.operatorTenant else {
+            throw APIError(
+                .forbidden, code: "operator_only", "only a key of the operator's tenant (default) changes a tenant's share, cap or budgets",
+                hint: "ask the fleet's operator, or use `steno tenants set`")
+        }
+        let body = try await request.body.collect(upTo: 16 << 10)
+        let change = try Self.change(from: Data(buffer: body))
+        do {
+            try await store.setTenant(name, change)
+            return try APIJSON.response(try await store.tenants(named: name)[0])
+        } catch let error as AdminError {
+            throw APIError.from(error)
+        }
+    }
+
+    /// `GET /v1/tenants/{name}/usage?since=30d`: use by UTC day, newest first, for billing.
+    func usage(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let name = try readable(context)
+        let since = request.uri.queryParameters["since"].map(String.init) ?? "30d"
+        guard let start = SinceParser.parse(since, now: clock.date) else {
+            throw APIError.badRequest("since must be \(SinceParser.help)", field: "since")
+        }
+        _ = try await store.tenants(named: name)
+        let days = try await store.tenantUsage(tenant: name, since: start).map(\.usage)
+        struct Usage: Encodable { var tenant: String; var days: [TenantUsage] }
+        return try APIJSON.response(Usage(tenant: name, days: days))
+    }
+
+    private func readable(_ context: APIRequestContext) throws -> String {
+        let principal = try context.require(.admin)
+        let name = try Self.name(context)
+        // Another tenant's row is not there at all for this key, as another tenant's media is not.
+        guard principal.tenant == Self.operatorTenant || principal.tenant == name else {
+            throw APIError.notFound("there is no tenant \(name)")
+        }
+        return name
+    }
+
+    static func name(_ context: APIRequestContext) throws -> String {
+        let name = context.parameters.get("name") ?? ""
+        guard NewMedia.isValidTenant(name) else {
+            throw APIError.badRequest("the tenant name \(name) \(NewMedia.tenantRule)", field: "name")
+        }
+        return name
+    }
+
+    /// The change a PATCH body asks for: present numbers set, `null` clears, absent keeps.
+    static func change(from body: Data) throws -> TenantChange {
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: body) as? [String: Any] else { throw APIError.badRequest("") }
+            object = parsed
+        } catch {
+            throw APIError.badRequest(
+                "send a JSON object such as {\"share\": 2, \"max_in_flight\": 8, \"monthly_cost_usd\": null}", field: "body")
+        }
+        let known = ["share", "max_in_flight", "daily_audio_hours", "monthly_audio_hours", "daily_cost_usd", "monthly_cost_usd"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw APIError.badRequest("unknown field \(unknown): a tenant has \(known.joined(separator: ", "))", field: unknown)
+        }
+        func number(_ field: String) throws -> TenantChange.Setting<Double> {
+            guard let value = object[field] else { return .keep }
+            if value is NSNull { return .clear }
+            guard let number = value as? NSNumber, !(value is Bool) else {
+                throw APIError.badRequest("\(field) must be a number, or null to clear it", field: field)
+            }
+            return .set(number.doubleValue)
+        }
+        var change = TenantChange()
+        switch try number("share") {
+        case .keep: break
+        case .clear: throw APIError.badRequest("share cannot be cleared: set it (1 is the default)", field: "share")
+        case .set(let share): change.share = share
+        }
+        switch try number("max_in_flight") {
+        case .keep: break
+        case .clear: change.maxInFlight = .clear
+        case .set(let cap):
+            guard cap == cap.rounded(), cap >= 1, cap <= Double(Int32.max) else {
+                throw APIError.badRequest("max_in_flight must be a whole number of at least 1, or null for no cap", field: "max_in_flight")
+            }
+            change.maxInFlight = .set(Int(cap))
+        }
+        change.dailyAudioHours = try number("daily_audio_hours")
+        change.monthlyAudioHours = try number("monthly_audio_hours")
+        change.dailyCostUSD = try number("daily_cost_usd")
+        change.monthlyCostUSD = try number("monthly_cost_usd")
+        return change
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import StenoCore
+import StenoStore
+import StenoTestSupport
+import Synchronization
+import Testing
+
+@testable import StenoPostgres
+
+/// The claim shares the fleet between tenants and between a tenant's media; caps and budgets
+/// hold under concurrent claims. Real PostgreSQL, the claim statement workers run.
+@Suite("tenants: fair share, caps and budgets at claim time")
+struct TenantFairnessTests {
+    static func media(_ client: PostgresClient, tenant: String, chunks: Int, priority: JobPriority = .low) async throws -> (Int64, [Int64]) {
+        let id: Int64 = try await client.query(
+            "INSERT INTO media (source, tenant) VALUES (\("/media/\(tenant)-\(UUID().uuidString).m4b"), \(tenant)) RETURNING id"
+        ).single().decode("id")
+        let jobs = try await JobStore(client: client).enqueue(
+            Array(repeating: NewJob(kind: .chunk, priority: priority, mediaID: id), count: chunks))
+        return (id, jobs)
+    }
+
+    static func running(_ client: PostgresClient) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try await client.query("SELECT tenant, count(*)::integer AS n FROM jobs WHERE state = 'running' GROUP BY tenant") {
+            counts[try row.decode("tenant")] = try row.decode("n")
+        }
+        return counts
+    }
+
+    @Test("tenants with backlogs get jobs in flight in proportion to their shares, whatever the backlogs' sizes")
+    func sharesSplitJobsInFlight() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let admin = AdminStore(client: client)
+            _ = try await Self.media(client, tenant: "archive", chunks: 300)
+            _ = try await Self.media(client, tenant: "acme", chunks: 40)
+            try await admin.setTenant("acme", TenantChange(share: 3))
+            for _ in 0..<10 {
+                _ = try await store.claim(limit: 4, worker: "w", lease: .seconds(60))
+            }
+            #expect(try await Self.running(client) == ["archive": 10, "acme": 30])
+            // A share changed while jobs run counts from the next claim.
+            try await admin.setTenant("acme", TenantChange(share: 1))
+            for _ in 0..<5 {
+                _ = try await store.claim(limit: 4, worker: "w", lease: .seconds(60))
+            }
+            #expect(try await Self.running(client) == ["archive": 30, "acme": 30])
+            await client.shutdown()
+        }
+    }
+
+    @Test("a tenant that adds one short recording behind another's backlog gets the next free slot")
+    func newcomerGetsNextSlot() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            // The backlog asks for high priority on everything: that buys nothing across tenants.
+            _ = try await Self.media(client, tenant: "archive", chunks: 200, priority: .high)
+            let running = try await store.claim(limit: 8, worker: "w", lease: .seconds(60))
+            #expect(running.count == 8)
+            let (_, short) = try await Self.media(client, tenant: "newsroom", chunks: 3)
+            #expect(try await store.complete(try #require(running[0].lease)))
+            let next = try await store.claim(limit: 1, worker: "w", lease: .seconds(60))
+            #expect(next.map(\.id) == [short[0]], "the newcomer's first chunk job, not the backlog's next")
+            // With one job in flight against the backlog's seven, the newcomer gets the next two too.
+            let more = try await store.claim(limit: 2, worker: "w", lease: .seconds(60))
+            #expect(more.map(\.id) == Array(short[1...2]))
+            await client.shutdown()
+        }
+    }
+
+    @Test("inside a tenant a short recording interleaves with a long one of the same priority; priority still comes first")
+    func mediaInterleaveInsideTenant() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let (_, long) = try await Self.media(client, tenant: "acme", chunks: 100)
+            // The long one is under way when the short one comes.
+            let first = try await store.claim(limit: 4, worker: "w", lease: .seconds(60))
+            #expect(first.map(\.id) == Array(long[0..<4]))
+            let (_, short) = try await Self.media(client, tenant: "acme", chunks: 3)
+            let next = try await store.claim(limit: 2, worker: "w", lease: .seconds(60))
+            #expect(next.map(\.id).contains(short[0]), "the short media's first job within the next claim: \(next.map(\.id))")
+            let rest = try await store.claim(limit: 4, worker: "w", lease: .seconds(60))
+            #expect(Set(short[1...2]).isSubset(of: Set(rest.map(\.id))), "the short media done within two claims: \(rest.map(\.id))")
+            // A high-priority media of the same tenant goes before both.
+            let (_, urgent) = try await Self.media(client, tenant: "acme", chunks: 2, priority: .high)
+            let urgentClaim = try await store.claim(limit: 2, worker: "w", lease: .seconds(60))
+            #expect(urgentClaim.map(\.id) == urgent)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a cap of 3 holds fleet-wide under 20 workers claiming at once, checked from the database")
+    func capHoldsUnderConcurrentClaims() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 24)
+            let store = JobStore(client: client)
+            try await AdminStore(client: client).setTenant("capped", TenantChange(maxInFlight: .set(3)))
+            let (_, capped) = try await Self.media(client, tenant: "capped", chunks: 60)
+            let (_, free) = try await Self.media(client, tenant: "free", chunks: 60)
+            // A sampler reads the capped tenant's chunk jobs in flight over and over; each
+            // claimer holds what it claimed until the sampler has read once more, so the samples
+            // see every claim's jobs in flight.
+            final class Progress: Sendable {
+                let samples = Atomic<Int>(0)
+                let done = Atomic<Bool>(false)
+            }
+            let progress = Progress()
+            let sampler = Task {
+                var highest = 0
+                while !progress.done.load(ordering: .acquiring) {
+                    let n: Int = try await client.query(
+                        "SELECT count(*)::integer AS n FROM jobs WHERE tenant = 'capped' AND kind = 'chunk' AND state = 'running'"
+                    ).single().decode("n")
+                    highest = max(highest, n)
+                    progress.samples.add(1, ordering: .releasing)
+                }
+                return highest
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<20 {
+                    group.addTask {
+                        while true {
+                            let jobs = try await store.claim(limit: 2, worker: "worker-\(worker)", lease: .seconds(60), exactCaps: true)
+                            if jobs.isEmpty {
+                                let left = try await client.query(
+                                    "SELECT count(*)::integer AS n FROM jobs WHERE state IN ('queued', 'running')").single().decode("n", as: Int.self)
+                                if left == 0 { return }
+                                await Task.yield()
+                                continue
+                            }
+                            let seen = progress.samples.load(ordering: .acquiring)
+                            while progress.samples.load(ordering: .acquiring) < seen + 2 { await Task.yield() }
+                            #expect(try await store.complete(jobs.compactMap(\.lease)).count == jobs.count)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            progress.done.store(true, ordering: .releasing)
+            let highest = try await sampler.value
+            #expect(highest <= 3, "the capped tenant had \(highest) chunk jobs in flight at once")
+            #expect(highest == 3, "the cap was reached: the test saw contention")
+            let succeeded: Int = try await client.query(
+                "SELECT count(*)::integer AS n FROM jobs WHERE state = 'succeeded' AND id = ANY(\(capped + free))").single().decode("n")
+            #expect(succeeded == 120)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a tenant over its budget gets no chunk jobs, its media show why, and raising the budget resumes them")
+    func budgetHoldsAndResumes() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let admin = AdminStore(client: client)
+            try await admin.setTenant("acme", TenantChange(dailyAudioHours: .set(1)))
+            // An hour paid today, through the trigger that counts a finished chunk.
+            let (spent, _) = try await Self.media(client, tenant: "acme", chunks: 0)
+            let chapter = try await TestData.insertChapter(client, mediaID: spent, index: 0)
+            try await client.query(
+                "INSERT INTO chunks (media_id, chapter_id, index, start_seconds, end_seconds) VALUES (\(spent), \(chapter), 0, 0, 3600)")
+            try await client.query(
+                "UPDATE chunks SET state = 'succeeded', usage_seconds = 3600, cost_usd = 0.36, finished_at = now() WHERE media_id = \(spent)")
+            let usage = try #require(try await admin.tenantUsage(tenant: "acme", since: Date().addingTimeInterval(-86_400)).first?.usage)
+            #expect(usage.paidSeconds == 3600 && usage.audioSeconds == 3600 && usage.costUSD == 0.36 && usage.chunks == 1)
+
+            let (held, heldJobs) = try await Self.media(client, tenant: "acme", chunks: 2)
+            let mediaJob = try await store.enqueue(NewJob(kind: .media, mediaID: held))
+            let (_, otherTenant) = try await Self.media(client, tenant: "other", chunks: 1)
+            let claimed = try await store.claim(limit: 10, worker: "w", lease: .seconds(60))
+            #expect(Set(claimed.map(\.id)) == Set([mediaJob] + otherTenant), "only the held tenant's other kinds, and the other tenant's work")
+            let holds = try await admin.holds(of: held)
+            let hold = try #require(holds.first { $0.kind == .overBudget }, "holds: \(holds)")
+            #expect(hold.message.contains("daily budget of 1 audio hours"), "\(hold.message)")
+            #expect(hold.message.contains("steno tenants set acme --daily-audio-hours"), "\(hold.message)")
+            #expect(try await admin.tenants(named: "acme")[0].heldReason != nil)
+
+            try await admin.setTenant("acme", TenantChange(dailyAudioHours: .set(2)))
+            let resumed = try await store.claim(limit: 10, worker: "w", lease: .seconds(60))
+            #expect(Set(resumed.map(\.id)) == Set(heldJobs), "raised: the held chunk jobs run")
+            #expect(try await admin.holds(of: held).allSatisfy { $0.kind != .overBudget })
+            await client.shutdown()
+        }
+    }
+
+    @Test("deleting a capped tenant's running media frees its slots: nothing stays stuck")
+    func deletingRunningMediaFreesCap() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let admin = AdminStore(client: client)
+            try await admin.setTenant("acme", TenantChange(maxInFlight: .set(1)))
+            let (first, _) = try await Self.media(client, tenant: "acme", chunks: 1)
+            let (_, second) = try await Self.media(client, tenant: "acme", chunks: 1)
+            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true).count == 1)
+            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true).isEmpty, "at its cap")
+            let holds = try await admin.holds(of: try await client.query("SELECT media_id FROM jobs WHERE id = \(second[0])").single().decode("media_id"))
+            #expect(holds.contains { $0.kind == .tenantCap && $0.message.contains("--max-in-flight") }, "\(holds)")
+            try await client.query("DELETE FROM media WHERE id = \(first)")
+            let next = try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true)
+            #expect(next.map(\.id) == second)
+            await client.shutdown()
+        }
+    }
+
+    @Test("tenant settings reject what cannot be kept, with a message that says what to give")
+    func settingsValidated() async throws {
+        let base = TenantSettings()
+        #expect(throws: Never.self) { try TenantChange(share: 2, maxInFlight: .set(4)).applied(to: base).get() }
+        for bad in [TenantChange(share: 0), TenantChange(share: .nan), TenantChange(maxInFlight: .set(0)), TenantChange(dailyAudioHours: .set(-1)),
+                    TenantChange(monthlyCostUSD: .set(.infinity))] {
+            guard case .failure(let problem) = bad.applied(to: base) else {
+                Issue.record("accepted \(bad)")
+                continue
+            }
+            #expect(problem.description.contains("must"), "\(problem)")
+        }
+        let capped = try TenantChange(maxInFlight: .set(3)).applied(to: base).get()
+        #expect(try TenantChange(maxInFlight: .clear).applied(to: capped).get().maxInFlight == nil)
+        #expect(try TenantChange().applied(to: capped).get().maxInFlight == 3)
+    }
+}
