@@ -2,6 +2,7 @@ import Foundation
 import StenoCore
 import StenoInfrastructure
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import Synchronization
 import Testing
@@ -225,9 +226,19 @@ struct ChaosTests {
             var graceKilled: [(job: Int64, attempt: Int, at: Date)] = []
             var client = database.client()
             var ids: [(String, Int64)] = []
+            // Several tenants share the fleet: each copy of the books is another tenant's, one
+            // with twice the share and one with a cap on its chunk jobs in flight, so that the
+            // kills land on fair-share claims and on the capped tenant's locking claim.
+            let admin = AdminStore(client: client)
+            try await admin.setTenant("acme", TenantChange(share: 2))
+            try await admin.setTenant("archive", TenantChange(maxInFlight: .set(4)))
+            let tenants = [NewMedia.defaultTenant, "acme", "archive"]
             for copy in 1...variant.copies {
                 for book in books {
-                    ids.append(("\(book) #\(copy)", try await WorkerTestDatabase(client: client).enqueue(FixtureBook.file(book).path)))
+                    ids.append((
+                        "\(book) #\(copy)",
+                        try await WorkerTestDatabase(client: client).enqueue(
+                            FixtureBook.file(book).path, tenant: tenants[(copy - 1) % tenants.count])))
                 }
             }
             let poisonID: Int64? = chaos && variant == .killStorm

@@ -10,9 +10,12 @@ struct WorkerTestDatabase {
     let client: PostgresClient
 
     /// Enqueues a media as `steno enqueue` does; returns its id.
-    func enqueue(_ path: String, chapters: ChapterSelection = .all, model: String? = nil, prompt: String? = nil) async throws -> Int64 {
-        let enqueued = try await AdminStore(client: client).enqueue(
-            [NewMedia(source: path, title: "fixture", model: model, chapters: chapters, prompt: prompt)], allowDuplicates: true)
+    func enqueue(
+        _ path: String, chapters: ChapterSelection = .all, model: String? = nil, prompt: String? = nil, tenant: String = NewMedia.defaultTenant
+    ) async throws -> Int64 {
+        var media = NewMedia(source: path, title: "fixture", model: model, chapters: chapters, prompt: prompt)
+        media.tenant = tenant
+        let enqueued = try await AdminStore(client: client).enqueue([media], allowDuplicates: true)
         return enqueued[0].mediaID
     }
 
