@@ -16,9 +16,10 @@ struct JobStoreCancelTests {
             let mediaID = try await TestData.insertMedia(client)
             let otherMedia = try await TestData.insertMedia(client, source: "/media/other.mp3")
             let ids = try await store.enqueue((0..<4).map { _ in NewJob(kind: .chunk, mediaID: mediaID) })
-            let untouched = try await store.enqueue(NewJob(kind: .chunk, mediaID: otherMedia))
             let running = try await store.claim(limit: 2, worker: "worker-a", lease: .seconds(60))
             #expect(running.map(\.id) == Array(ids.prefix(2)))
+            // Enqueued after the claim: queued beside the media's, it would interleave with them.
+            let untouched = try await store.enqueue(NewJob(kind: .chunk, mediaID: otherMedia))
 
             let listener = try PostgresListener(configuration: database.configuration, channels: [JobStore.Channel.cancel])
             var events = try await listener.events(pollInterval: .milliseconds(100)).makeAsyncIterator()
