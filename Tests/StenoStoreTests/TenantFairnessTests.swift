@@ -207,6 +207,24 @@ struct TenantFairnessTests {
         }
     }
 
+    @Test("a worker's next heartbeat tells it a cap exists, so its claims keep the cap exactly")
+    func heartbeatSeesCaps() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            func beat() async throws -> Bool {
+                try await WorkStore(client: client).heartbeatWorker(
+                    workerID: "w", status: .running, message: nil, jobsInFlight: 0, pausedBackends: [:]
+                ).tenantCaps
+            }
+            #expect(try await beat() == false)
+            try await AdminStore(client: client).setTenant("acme", TenantChange(maxInFlight: .set(2)))
+            #expect(try await beat() == true)
+            try await AdminStore(client: client).setTenant("acme", TenantChange(maxInFlight: .clear))
+            #expect(try await beat() == false)
+            await client.shutdown()
+        }
+    }
+
     @Test("tenant settings reject what cannot be kept, with a message that says what to give")
     func settingsValidated() async throws {
         let base = TenantSettings()

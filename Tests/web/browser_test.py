@@ -288,6 +288,26 @@ def main():
         check_controls(browser, "media")
         browser.shoot("media")
 
+        # A budget reached: the media page says which and how to raise it, and nothing is lost.
+        operator_key = os.environ["STENO_WEB_OPERATOR_KEY"]
+        status, answer = api(base, operator_key, "PATCH", "/v1/tenants/web", json.dumps({"daily_audio_hours": 0}).encode(),
+                             {"Content-Type": "application/json"})
+        check(status == 200, f"setting the tenant's budget: {status} {answer[:300]!r}")
+        held_id = upload(base, admin_key, arguments.book, "Held by a Budget")
+
+        def held():
+            browser.open(f"/media/{held_id}")
+            return any("daily budget" in item.text for item in browser.all("[aria-labelledby=holds-heading] li"))
+        browser.wait(held, 120, "the media page of a tenant over its budget does not say so")
+        hold = next(item.text for item in browser.all("[aria-labelledby=holds-heading] li") if "daily budget" in item.text)
+        check("steno tenants set web --daily-audio-hours" in hold, f"the hold does not say how to raise the budget: {hold}")
+        browser.shoot("media-over-budget")
+        print(f"media page, over budget: {hold}")
+        status, answer = api(base, operator_key, "PATCH", "/v1/tenants/web", json.dumps({"daily_audio_hours": None}).encode(),
+                             {"Content-Type": "application/json"})
+        check(status == 200, f"clearing the tenant's budget: {status} {answer[:300]!r}")
+        check(wait_done(base, admin_key, held_id) == "succeeded", "the media held by the budget did not succeed once it was cleared")
+
         # The reader: a click on a segment seeks the player there; playing highlights the words.
         browser.open(f"/media/{book_id}/read?chapter=2")
         player = browser.find("#player")
