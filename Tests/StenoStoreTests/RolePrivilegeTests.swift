@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoPostgres
+import StenoStore
 import StenoTestSupport
 import Testing
 
@@ -45,6 +46,9 @@ struct RolePrivilegeTests {
     func worker() async throws {
         try await TestDatabase.with { database in
             let mediaID = try await seedMedia(database)
+            let owner = database.client()
+            try await AdminStore(client: owner).setTenant("default", TenantChange(maxInFlight: .set(2)))
+            await owner.shutdown()
             try await database.withLogin(inRole: "steno_worker") { worker in
                 let connection = try await PostgresConnection.connect(configuration: worker.configuration)
                 #expect(try await allowed(connection, "SELECT source FROM media WHERE id = $1 FOR UPDATE", [mediaID]))
@@ -52,6 +56,12 @@ struct RolePrivilegeTests {
                 #expect(try await allowed(connection, "UPDATE media SET container = 'mp3', duration_seconds = 10, notified_at = now() WHERE id = $1", [mediaID]))
                 #expect(try await allowed(connection, "INSERT INTO chapters (media_id, index, start_seconds, end_seconds) VALUES ($1, 0, 0, 10)", [mediaID]))
                 #expect(try await allowed(connection, "INSERT INTO jobs (kind, media_id) VALUES ('chapter', $1)", [mediaID]))
+                // The claim as a worker runs it, with the locks of a capped tenant.
+                let client = worker.client()
+                _ = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), exactCaps: true)
+                await client.shutdown()
+                #expect(try await allowed(connection, "SELECT steno_over_budget(name, now()) FROM tenants"))
+                #expect(try await !allowed(connection, "UPDATE tenants SET share = 100 WHERE name = 'default'"), "a worker raises no tenant's share")
 
                 #expect(try await !allowed(connection, "INSERT INTO media (source) VALUES ('/media/evil.mp3')"))
                 #expect(try await !allowed(connection, "UPDATE media SET source = '/etc/shadow' WHERE id = $1", [mediaID]))

@@ -16,6 +16,9 @@ public struct TenantSettings: Sendable, Equatable, Codable {
     public var monthlyCostUSD: Double?
 
     public static let defaultShare = 1.0
+    /// The advisory lock namespace of claims of capped tenants ("Stet"): a claim holds one lock
+    /// per capped tenant, keyed by `hashtext(name)`, until it commits.
+    public static let capLockNamespace: Int32 = 0x5374_6574
     public static let shareRange = 0.001...1000.0
 
     public init(

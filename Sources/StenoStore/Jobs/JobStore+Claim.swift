@@ -8,9 +8,9 @@ extension JobStore {
     /// (`claimQuery`), skipping rows other workers are claiming. The attempt is recorded when it
     /// ends. Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
     ///
-    /// With `exactCaps` (some tenant has a cap on chunk jobs in flight), the claim first locks
-    /// the rows of the capped tenants, in one transaction with the claim: concurrent claims of
-    /// those tenants then count each other's jobs, and a cap holds fleet-wide. Without it the
+    /// With `exactCaps` (some tenant has a cap on chunk jobs in flight), the claim first takes a
+    /// lock per capped tenant (`TenantSettings.capLockNamespace`), in one transaction with the
+    /// claim: concurrent claims then count each other's jobs, and a cap holds fleet-wide. Without it the
     /// claim is one statement and a cap set meanwhile is kept only approximately until the
     /// worker's next heartbeat tells it caps exist.
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, exactCaps: Bool = false) async throws -> [Job] {
@@ -19,7 +19,14 @@ extension JobStore {
                 return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
             }
             return try await connection.withTransaction { connection in
-                try await connection.query("SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name FOR UPDATE")
+                // Advisory locks, not row locks: a row lock needs the UPDATE privilege on
+                // `tenants`, which a worker's role does not have. In name order, so that two
+                // claims never wait for each other in a cycle.
+                try await connection.query(
+                    """
+                    SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))
+                    FROM (SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name) AS capped
+                    """)
                 return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
             }
         }
