@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "steno", targets: ["steno"]),
         .executable(name: "steno-asr", targets: ["steno-asr"]),
+        .library(name: "StenoInfrastructure", targets: ["StenoInfrastructure"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoPostgres", targets: ["StenoPostgres"]),
         .library(name: "StenoStore", targets: ["StenoStore"]),

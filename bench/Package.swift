@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "StenoPostgres", package: "steno"),
                 .product(name: "StenoVoice", package: "steno"),
                 .product(name: "StenoCore", package: "steno"),
+                .product(name: "StenoInfrastructure", package: "steno"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         )

@@ -27,13 +27,14 @@ INSERT INTO tenants (name) SELECT DISTINCT tenant FROM media ON CONFLICT DO NOTH
 INSERT INTO tenants (name) SELECT DISTINCT tenant FROM api_keys ON CONFLICT DO NOTHING;
 INSERT INTO tenants (name) SELECT DISTINCT tenant FROM voice_profiles ON CONFLICT DO NOTHING;
 
--- Every media's tenant has a row, however the media came (CLI, API, SQL).
-CREATE FUNCTION steno_media_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Every tenant of a media or an API key has a row, however it came (CLI, API, SQL).
+CREATE FUNCTION steno_ensure_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO tenants (name) VALUES (NEW.tenant) ON CONFLICT DO NOTHING;
     RETURN NEW;
 END $$;
-CREATE TRIGGER media_tenant BEFORE INSERT ON media FOR EACH ROW EXECUTE FUNCTION steno_media_tenant();
+CREATE TRIGGER media_tenant BEFORE INSERT ON media FOR EACH ROW EXECUTE FUNCTION steno_ensure_tenant();
+CREATE TRIGGER api_keys_tenant BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION steno_ensure_tenant();
 
 -- Jobs carry their media's tenant, so that the claim reads each tenant's queue in one index.
 -- `fair_key` orders a tenant's jobs of one priority: a job enters at the tenant's head (the key

@@ -53,6 +53,8 @@ struct APITenantTests {
         (#"{"max_in_flight": 2.5}"#, "max_in_flight"),
         (#"{"max_in_flight": "8"}"#, "max_in_flight"),
         (#"{"daily_audio_hours": -1}"#, nil),
+        (#"{"daily_cost_usd": 1e20}"#, nil),
+        (#"{"max_in_flight": 1e12}"#, "max_in_flight"),
         (#"{"priority": "high"}"#, "priority"),
         ("[1, 2]", "body"),
         ("not json", "body"),

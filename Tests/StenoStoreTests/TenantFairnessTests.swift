@@ -230,7 +230,8 @@ struct TenantFairnessTests {
         let base = TenantSettings()
         #expect(throws: Never.self) { try TenantChange(share: 2, maxInFlight: .set(4)).applied(to: base).get() }
         for bad in [TenantChange(share: 0), TenantChange(share: .nan), TenantChange(maxInFlight: .set(0)), TenantChange(dailyAudioHours: .set(-1)),
-                    TenantChange(monthlyCostUSD: .set(.infinity))] {
+                    TenantChange(monthlyCostUSD: .set(.infinity)), TenantChange(dailyCostUSD: .set(1e20)),
+                    TenantChange(maxInFlight: .set(Int.max)), TenantChange(monthlyAudioHours: .set(1e300))] {
             guard case .failure(let problem) = bad.applied(to: base) else {
                 Issue.record("accepted \(bad)")
                 continue

@@ -47,18 +47,22 @@ public struct TenantChange: Sendable, Equatable, Codable {
             next.share = share
         }
         next.maxInFlight = maxInFlight.applied(to: settings.maxInFlight)
-        if let cap = next.maxInFlight, cap < 1 {
-            return .failure(TenantChangeError("the cap on chunk jobs in flight must be at least 1, not \(cap) (clear it with `none`)"))
+        if let cap = next.maxInFlight, !(1...TenantSettings.largestCap).contains(cap) {
+            return .failure(
+                TenantChangeError(
+                    "the cap on chunk jobs in flight must be at least 1 and at most \(TenantSettings.largestCap), not \(cap) (clear it with `none`)"))
         }
         next.dailyAudioHours = dailyAudioHours.applied(to: settings.dailyAudioHours)
         next.monthlyAudioHours = monthlyAudioHours.applied(to: settings.monthlyAudioHours)
-        for hours in [next.dailyAudioHours, next.monthlyAudioHours].compactMap({ $0 }) where !(hours.isFinite && hours >= 0) {
-            return .failure(TenantChangeError("an audio-hours budget must be 0 or more, not \(hours)"))
+        for hours in [next.dailyAudioHours, next.monthlyAudioHours].compactMap({ $0 })
+        where !(hours.isFinite && (0...TenantSettings.largestAudioHours).contains(hours)) {
+            return .failure(TenantChangeError("an audio-hours budget must be from 0 to \(Int(TenantSettings.largestAudioHours)), not \(hours)"))
         }
         next.dailyCostUSD = dailyCostUSD.applied(to: settings.dailyCostUSD)
         next.monthlyCostUSD = monthlyCostUSD.applied(to: settings.monthlyCostUSD)
-        for cost in [next.dailyCostUSD, next.monthlyCostUSD].compactMap({ $0 }) where !(cost.isFinite && cost >= 0) {
-            return .failure(TenantChangeError("a cost budget must be 0 or more, not \(cost)"))
+        for cost in [next.dailyCostUSD, next.monthlyCostUSD].compactMap({ $0 })
+        where !(cost.isFinite && (0...TenantSettings.largestCostUSD).contains(cost)) {
+            return .failure(TenantChangeError("a cost budget must be from 0 to \(Int(TenantSettings.largestCostUSD)) US dollars, not \(cost)"))
         }
         return .success(next)
     }

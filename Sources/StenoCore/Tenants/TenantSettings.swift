@@ -20,6 +20,10 @@ public struct TenantSettings: Sendable, Equatable, Codable {
     /// per capped tenant, keyed by `hashtext(name)`, until it commits.
     public static let capLockNamespace: Int32 = 0x5374_6574
     public static let shareRange = 0.001...1000.0
+    /// The largest values the columns keep (`tenants`, migration 0019).
+    public static let largestCap = 1_000_000
+    public static let largestAudioHours = 1_000_000.0
+    public static let largestCostUSD = 999_999.0
 
     public init(
         share: Double = TenantSettings.defaultShare, maxInFlight: Int? = nil, dailyAudioHours: Double? = nil,

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoPostgres
 import StenoStore
 

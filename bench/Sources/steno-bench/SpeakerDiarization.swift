@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 import StenoVoice
 

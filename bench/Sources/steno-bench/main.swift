@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoInfrastructure
 import StenoMedia
 
 // Extracts every chunk of a book to 16 kHz mono FLAC with StenoMedia, then has the ffmpeg
