@@ -67,7 +67,8 @@ extension JobStore {
     /// gets only its other kinds, read from `jobs_tenant_claim_other_idx`.
     ///
     /// The cost is one short index read per tenant with a row in `tenants` (a few per claim on
-    /// a typical fleet), and a count of each tenant's jobs in flight.
+    /// a typical fleet), and one count of the jobs in flight by tenant, skipped when there is
+    /// one tenant and no cap (the order is then the tenant's own).
     public static func claimQuery(
         limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
         now: PostgresQuery = StatementTime.database.now
@@ -141,9 +142,17 @@ extension JobStore {
                                AND (num_nonnulls(t.daily_audio_hours, t.monthly_audio_hours, t.daily_cost_usd, t.monthly_cost_usd) = 0
                                     OR steno_over_budget(t.name, \(now)) IS NULL) AS chunks_allowed
                         FROM tenants t
+                        LEFT JOIN (
+                            -- Counted only where they decide something: with one tenant and no
+                            -- cap, the order is the tenant's own, and the claim reads no running job.
+                            SELECT tenant, count(*) AS running, count(*) FILTER (WHERE kind = \(literal: JobKind.chunk)) AS running_chunks
+                            FROM jobs
+                            WHERE state = \(literal: JobState.running)
+                              AND (SELECT count(*) > 1 OR bool_or(max_in_flight IS NOT NULL) FROM tenants)
+                            GROUP BY tenant
+                        ) counted ON counted.tenant = t.name
                         CROSS JOIN LATERAL (
-                            SELECT count(*) AS running, count(*) FILTER (WHERE kind = \(literal: JobKind.chunk)) AS running_chunks
-                            FROM jobs WHERE tenant = t.name AND state = \(literal: JobState.running)
+                            SELECT coalesce(counted.running, 0) AS running, coalesce(counted.running_chunks, 0) AS running_chunks
                         ) r
                     ) t
                     CROSS JOIN LATERAL (\(candidates)) c
