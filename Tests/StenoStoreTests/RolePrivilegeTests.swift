@@ -58,7 +58,7 @@ struct RolePrivilegeTests {
                 #expect(try await allowed(connection, "INSERT INTO jobs (kind, media_id) VALUES ('chapter', $1)", [mediaID]))
                 // The claim as a worker runs it, with the locks of a capped tenant.
                 let client = worker.client()
-                _ = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), exactCaps: true)
+                _ = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), mode: .shared(exactCaps: true))
                 await client.shutdown()
                 #expect(try await allowed(connection, "SELECT steno_over_budget(name, now()) FROM tenants"))
                 #expect(try await !allowed(connection, "UPDATE tenants SET share = 100 WHERE name = 'default'"), "a worker raises no tenant's share")

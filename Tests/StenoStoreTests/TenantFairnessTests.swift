@@ -124,7 +124,7 @@ struct TenantFairnessTests {
                 for worker in 0..<20 {
                     group.addTask {
                         while true {
-                            let jobs = try await store.claim(limit: 2, worker: "worker-\(worker)", lease: .seconds(60), exactCaps: true)
+                            let jobs = try await store.claim(limit: 2, worker: "worker-\(worker)", lease: .seconds(60), mode: .shared(exactCaps: true))
                             if jobs.isEmpty {
                                 let left = try await client.query(
                                     "SELECT count(*)::integer AS n FROM jobs WHERE state IN ('queued', 'running')").single().decode("n", as: Int.self)
@@ -196,33 +196,78 @@ struct TenantFairnessTests {
             try await admin.setTenant("acme", TenantChange(maxInFlight: .set(1)))
             let (first, _) = try await Self.media(client, tenant: "acme", chunks: 1)
             let (_, second) = try await Self.media(client, tenant: "acme", chunks: 1)
-            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true).count == 1)
-            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true).isEmpty, "at its cap")
+            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), mode: .shared(exactCaps: true)).count == 1)
+            #expect(try await store.claim(limit: 5, worker: "w", lease: .seconds(60), mode: .shared(exactCaps: true)).isEmpty, "at its cap")
             let holds = try await admin.holds(of: try await client.query("SELECT media_id FROM jobs WHERE id = \(second[0])").single().decode("media_id"))
             #expect(holds.contains { $0.kind == .tenantCap && $0.message.contains("--max-in-flight") }, "\(holds)")
             try await client.query("DELETE FROM media WHERE id = \(first)")
-            let next = try await store.claim(limit: 5, worker: "w", lease: .seconds(60), exactCaps: true)
+            let next = try await store.claim(limit: 5, worker: "w", lease: .seconds(60), mode: .shared(exactCaps: true))
             #expect(next.map(\.id) == second)
             await client.shutdown()
         }
     }
 
-    @Test("a worker's next heartbeat tells it a cap exists, so its claims keep the cap exactly")
-    func heartbeatSeesCaps() async throws {
+    @Test("a worker's heartbeat reads the claim mode: one tenant's own order, then fair share once another tenant or a cap comes")
+    func heartbeatReadsClaimMode() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            func beat() async throws -> Bool {
+            func beat() async throws -> ClaimMode {
                 try await WorkStore(client: client).heartbeatWorker(
                     workerID: "w", status: .running, message: nil, jobsInFlight: 0, pausedBackends: [:]
-                ).tenantCaps
+                ).claimMode
             }
-            #expect(try await beat() == false)
-            try await AdminStore(client: client).setTenant("acme", TenantChange(maxInFlight: .set(2)))
-            #expect(try await beat() == true)
-            try await AdminStore(client: client).setTenant("acme", TenantChange(maxInFlight: .clear))
-            #expect(try await beat() == false)
+            #expect(try await beat() == .oneTenant("default"))
+            try await AdminStore(client: client).setTenant("default", TenantChange(maxInFlight: .set(2)))
+            #expect(try await beat() == .shared(exactCaps: true))
+            try await AdminStore(client: client).setTenant("default", TenantChange(maxInFlight: .clear, monthlyCostUSD: .set(10)))
+            #expect(try await beat() == .shared(exactCaps: false), "a budget needs the shared claim, which reads it")
+            try await AdminStore(client: client).setTenant("default", TenantChange(monthlyCostUSD: .clear))
+            #expect(try await beat() == .oneTenant("default"))
+            _ = try await Self.media(client, tenant: "acme", chunks: 1)
+            #expect(try await beat() == .shared(exactCaps: false))
+            #expect(try await JobStore(client: client).claimMode() == .shared(exactCaps: false))
             await client.shutdown()
         }
+    }
+
+    @Test("one tenant's claim takes its jobs in the order the shared claim does, from its index")
+    func oneTenantClaimKeepsOrder() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            let (_, long) = try await Self.media(client, tenant: "default", chunks: 6)
+            _ = try await store.claim(limit: 2, worker: "w", lease: .seconds(60), mode: .oneTenant("default"))
+            let (_, short) = try await Self.media(client, tenant: "default", chunks: 2)
+            let (_, urgent) = try await Self.media(client, tenant: "default", chunks: 1, priority: .high)
+            var order: [Int64] = []
+            while true {
+                let claimed = try await store.claim(limit: 1, worker: "w", lease: .seconds(60), mode: .oneTenant("default"))
+                guard let job = claimed.first else { break }
+                order.append(job.id)
+            }
+            #expect(order.first == urgent[0], "priority first: \(order)")
+            #expect(Array(order.dropFirst().prefix(4)) == [long[2], short[0], long[3], short[1]], "the media interleave: \(order)")
+            #expect(Set(order) == Set(long[2...] + short + urgent))
+            let plan = try await client.withConnection { connection in
+                try await connection.query("SET plan_cache_mode = force_generic_plan")
+                let claim = JobStore.claimQuery(limit: 4, worker: "w", lease: .seconds(10), mode: .oneTenant("default"))
+                return try await connection.query("EXPLAIN \(claim)").map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
+            }
+            // Its queue read in its index, with none of the shared claim's ranking.
+            #expect(plan.contains("Index Scan using jobs_tenant_claim_idx on jobs q") && !plan.contains("WindowAgg"), "\(plan)")
+            await client.shutdown()
+        }
+    }
+
+    @Test("the claim mode follows the tenants", arguments: [
+        (1, "default", false, false, ClaimMode.oneTenant("default")),
+        (1, "default", true, false, ClaimMode.shared(exactCaps: true)),
+        (1, "default", false, true, ClaimMode.shared(exactCaps: false)),
+        (2, "acme", false, false, ClaimMode.shared(exactCaps: false)),
+        (0, nil, false, false, ClaimMode.shared(exactCaps: false)),
+    ])
+    func claimModeDecision(tenants: Int, first: String?, anyCap: Bool, anyBudget: Bool, mode: ClaimMode) {
+        #expect(ClaimMode.decide(tenants: tenants, first: first, anyCap: anyCap, anyBudget: anyBudget) == mode)
     }
 
     @Test("tenant settings reject what cannot be kept, with a message that says what to give")

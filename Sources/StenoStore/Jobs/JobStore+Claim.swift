@@ -8,15 +8,15 @@ extension JobStore {
     /// (`claimQuery`), skipping rows other workers are claiming. The attempt is recorded when it
     /// ends. Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
     ///
-    /// With `exactCaps` (some tenant has a cap on chunk jobs in flight), the claim first takes a
-    /// lock per capped tenant (`TenantSettings.capLockNamespace`), in one transaction with the
-    /// claim: concurrent claims then count each other's jobs, and a cap holds fleet-wide. Without it the
-    /// claim is one statement and a cap set meanwhile is kept only approximately until the
-    /// worker's next heartbeat tells it caps exist.
-    public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, exactCaps: Bool = false) async throws -> [Job] {
+    /// `mode` is what the worker's last heartbeat read of the tenants (`claimMode()`). With
+    /// `.shared(exactCaps: true)` (some tenant has a cap on chunk jobs in flight) the claim first
+    /// takes a lock per capped tenant (`TenantSettings.capLockNamespace`), in one transaction
+    /// with the claim: concurrent claims then count each other's jobs, and a cap holds
+    /// fleet-wide. A mode a heartbeat old (a tenant added, a cap set since) holds for that long.
+    public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, mode: ClaimMode = .unknown) async throws -> [Job] {
         try await client.withConnection { [time] connection in
-            guard exactCaps, kinds?.contains(.chunk) ?? true else {
-                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
+            guard case .shared(exactCaps: true) = mode, kinds?.contains(.chunk) ?? true else {
+                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, now: time.now, on: connection)
             }
             return try await connection.withTransaction { connection in
                 // Advisory locks, not row locks: a row lock needs the UPDATE privilege on
@@ -27,9 +27,23 @@ extension JobStore {
                     SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))
                     FROM (SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name) AS capped
                     """)
-                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, now: time.now, on: connection)
+                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, now: time.now, on: connection)
             }
         }
+    }
+
+    /// How claims should hand jobs out now, from one read of `tenants` (`ClaimMode.decide`).
+    public func claimMode() async throws -> ClaimMode {
+        let row = try await client.query(
+            """
+            SELECT count(*)::integer AS tenants, min(name) AS first, coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
+                   coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false) AS any_budget
+            FROM tenants
+            """
+        ).single()
+        return ClaimMode.decide(
+            tenants: try row.decode("tenants"), first: try row.decode("first"), anyCap: try row.decode("any_cap"),
+            anyBudget: try row.decode("any_budget"))
     }
 
     /// Claims one job that must run alone (it was running when its worker died twice), for a
@@ -43,10 +57,11 @@ extension JobStore {
 
     /// `claim(limit:worker:lease:kinds:)` on `connection`; with `alone`, the jobs that must run alone.
     public static func claim(
-        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, mode: ClaimMode = .unknown,
         now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
     ) async throws -> [Job] {
-        let rows = try await connection.query(claimQuery(limit: limit, worker: worker, lease: lease, kinds: kinds, alone: alone, now: now))
+        let rows = try await connection.query(
+            claimQuery(limit: limit, worker: worker, lease: lease, kinds: kinds, alone: alone, mode: mode, now: now))
         return try rows.map(Job.init(row:)).sorted { first, second in
             if first.priority != second.priority { return first.priority.rawValue > second.priority.rawValue }
             if first.runAt != second.runAt { return first.runAt < second.runAt }
@@ -70,7 +85,7 @@ extension JobStore {
     /// a typical fleet), and one count of the jobs in flight by tenant, skipped when there is
     /// one tenant and no cap (the order is then the tenant's own).
     public static func claimQuery(
-        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false,
+        limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, mode: ClaimMode = .unknown,
         now: PostgresQuery = StatementTime.database.now
     ) -> PostgresQuery {
         precondition(limit > 0, "claim at least one job")
@@ -105,6 +120,22 @@ extension JobStore {
                 """
         }
         let withChunks = kinds?.contains(.chunk) ?? true
+        if case .oneTenant(let tenant) = mode {
+            // The tenant's own order, from its index; without chunk jobs, from the index of the
+            // other kinds, whose predicate the text names.
+            let others: PostgresQuery = withChunks ? "" : "AND q.kind <> \(literal: JobKind.chunk)"
+            return """
+                \(update)
+                WHERE j.id = ANY(ARRAY(
+                    SELECT id FROM jobs q
+                    WHERE q.tenant = \(tenant) AND q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(others)
+                      AND q.run_at <= \(now) \(only)
+                    ORDER BY q.priority DESC, q.fair_key, q.run_at, q.id
+                    LIMIT \(literal: limit)
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING \(Job.columns)
+                """
+        }
         // Each branch names its partial index's predicate in its text, so that the prepared
         // plan reads that index in order; the branch's condition on the tenant is a one-time
         // filter, so a tenant at its cap never walks its queued chunk jobs.

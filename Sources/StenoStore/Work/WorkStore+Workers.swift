@@ -28,8 +28,8 @@ extension WorkStore {
     public struct Heartbeat: Sendable, Equatable {
         public var outages: [Outage]
         public var due: DueWork
-        /// Some tenant has a cap on chunk jobs in flight (`JobStore.claim(exactCaps:)`).
-        public var tenantCaps: Bool = false
+        /// How claims should hand jobs out, as the tenants' settings ask (`JobStore.claimMode()`).
+        public var claimMode: ClaimMode = .unknown
     }
 
     /// Work waiting for some worker to act, as one heartbeat saw it. The heartbeat is the
@@ -110,7 +110,12 @@ extension WorkStore {
                         OR (\(webhookURL)::text IS NOT NULL
                             AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN (\(literals: [MediaState.succeeded, .failed]))
                                                               AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices,
-                       EXISTS (SELECT 1 FROM tenants WHERE max_in_flight IS NOT NULL) AS tenant_caps
+                       t.tenants, t.first_tenant, t.any_cap, t.any_budget
+                FROM (SELECT count(*)::integer AS tenants, min(name) AS first_tenant,
+                             coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
+                             coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false)
+                                 AS any_budget
+                      FROM tenants) t
             )
             SELECT due.*, o.backend, o.reason, o.since, o.probe_at, o.failures
             FROM due LEFT JOIN backend_outages o ON true
@@ -124,7 +129,10 @@ extension WorkStore {
             let backend: String? = try row.decode("backend")
             return backend == nil ? nil : try Outage(row: row)
         }
-        return Heartbeat(outages: outages, due: due, tenantCaps: try first.decode("tenant_caps"))
+        let mode = ClaimMode.decide(
+            tenants: try first.decode("tenants"), first: try first.decode("first_tenant"), anyCap: try first.decode("any_cap"),
+            anyBudget: try first.decode("any_budget"))
+        return Heartbeat(outages: outages, due: due, claimMode: mode)
     }
 
     /// The request window a worker's AIMD limiter allows towards its backend, as its heartbeat

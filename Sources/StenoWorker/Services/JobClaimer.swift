@@ -91,13 +91,13 @@ struct JobClaimer: Service {
         var claimed: [Job] = []
         switch admission {
         case .open:
-            return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: nil, exactCaps: signals.tenantsCapped)
+            return try await jobs.claim(limit: room, worker: worker, lease: configuration.lease, kinds: nil, mode: signals.claimMode)
         case .held:
             break
         case .probe(let backend):
             if try await store.takeProbe(backend: backend) {
                 claimed = try await jobs.claim(
-                    limit: 1, worker: worker, lease: configuration.lease, kinds: [.chunk], exactCaps: signals.tenantsCapped)
+                    limit: 1, worker: worker, lease: configuration.lease, kinds: [.chunk], mode: signals.claimMode)
                 if !claimed.isEmpty {
                     logger.info("probing a backend that is down with one chunk job", metadata: ["backend": "\(backend)"])
                 }

@@ -62,7 +62,7 @@ struct LeaseKeeper: Service {
                     rescue: configuration.rescue,
                     requests: .init(backend: availability.primary, limit: requests.limit, inFlight: requests.inFlight))
                 availability.replaceOutages(with: beat.outages)
-                signals.tenantsCapped = beat.tenantCaps
+                signals.claimMode = beat.claimMode
                 act(on: beat.due)
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])

@@ -1,6 +1,7 @@
 import ServiceLifecycle
 import StenoCore
 import StenoInfrastructure
+import StenoStore
 import Synchronization
 
 /// What the worker's services tell each other. Each loop waits on its own wake; the heartbeat is
@@ -18,7 +19,7 @@ final class WorkerSignals: Sendable {
     /// no heartbeat is sent before, so a job is never held by a worker the fleet cannot see.
     let present = Latch()
     private let draining = Atomic<Bool>(false)
-    private let tenantCaps = Atomic<Bool>(false)
+    private let mode = Mutex<ClaimMode>(.unknown)
     /// The worker's clock, which every wait of its loops goes by.
     let clock: any MonotonicClock
 
@@ -38,11 +39,11 @@ final class WorkerSignals: Sendable {
     /// Shutdown began: claim nothing more and say so in the heartbeat.
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
-    /// Some tenant has a cap on chunk jobs in flight, as the last heartbeat saw: claims then
-    /// lock the capped tenants first (`JobStore.claim(exactCaps:)`), so the cap holds fleet-wide.
-    var tenantsCapped: Bool {
-        get { tenantCaps.load(ordering: .acquiring) }
-        set { tenantCaps.store(newValue, ordering: .releasing) }
+    /// How claims hand jobs out, as the last heartbeat read the tenants (`JobStore.claim(mode:)`):
+    /// one tenant's own order, or fair share, with the capped tenants locked so caps hold fleet-wide.
+    var claimMode: ClaimMode {
+        get { mode.withLock { $0 } }
+        set { mode.withLock { $0 = newValue } }
     }
 
     func beginDraining() {

@@ -24,11 +24,13 @@ enum QueueDrain {
         say("ready")
         _ = readLine()
 
+        // As a worker learns it from its heartbeat: how claims hand jobs out for these tenants.
+        let mode = try await store.claimMode()
         let (done, end) = try await client.onDatabaseThreads {
             var done = 0
             var end = Date().timeIntervalSince1970
             while true {
-                let claimed = try await store.claim(limit: batch, worker: worker, lease: .seconds(60))
+                let claimed = try await store.claim(limit: batch, worker: worker, lease: .seconds(60), mode: mode)
                 if claimed.isEmpty { break }
                 done += try await store.complete(claimed.compactMap(\.lease)).count
                 end = Date().timeIntervalSince1970
