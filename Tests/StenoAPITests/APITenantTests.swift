@@ -42,6 +42,13 @@ struct APITenantTests {
             #expect(after["max_in_flight"] == nil || after["max_in_flight"] is NSNull)
             #expect(after["share"] as? Double == 2 && after["monthly_cost_usd"] as? Double == 25.5)
 
+            // 0 and 1 are numbers, not booleans; a boolean is refused.
+            let small = try await api.request("PATCH", "/v1/tenants/acme", key: operatorKey, body: .json(#"{"daily_audio_hours": 0, "max_in_flight": 1}"#))
+            let smallSettings = try #require(small.json["settings"] as? [String: Any], "\(small.text)")
+            #expect(smallSettings["daily_audio_hours"] as? Double == 0 && smallSettings["max_in_flight"] as? Int == 1, "\(small.text)")
+            let boolean = try await api.request("PATCH", "/v1/tenants/acme", key: operatorKey, body: .json(#"{"max_in_flight": true}"#))
+            #expect(boolean.status == 400 && boolean.errorField == "max_in_flight", "\(boolean.text)")
+
             let usage = try await api.request("GET", "/v1/tenants/acme/usage?since=7d", key: acme)
             #expect(usage.status == 200 && usage.json["tenant"] as? String == "acme" && usage.json["days"] is [Any], "\(usage.text)")
         }
@@ -52,8 +59,8 @@ struct APITenantTests {
         (#"{"share": null}"#, "share"),
         (#"{"max_in_flight": 2.5}"#, "max_in_flight"),
         (#"{"max_in_flight": "8"}"#, "max_in_flight"),
-        (#"{"daily_audio_hours": -1}"#, nil),
-        (#"{"daily_cost_usd": 1e20}"#, nil),
+        (#"{"daily_audio_hours": -1}"#, "daily_audio_hours"),
+        (#"{"daily_cost_usd": 1e20}"#, "daily_cost_usd"),
         (#"{"max_in_flight": 1e12}"#, "max_in_flight"),
         (#"{"priority": "high"}"#, "priority"),
         ("[1, 2]", "body"),

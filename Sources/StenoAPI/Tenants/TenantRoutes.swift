@@ -64,6 +64,10 @@ extension TenantRoutes {
         }
         let body = try await request.body.collect(upTo: 16 << 10)
         let change = try Self.change(from: Data(buffer: body))
+        // Each setting is checked on its own, so defaults stand in for the current ones.
+        if case .failure(let problem) = change.applied(to: TenantSettings()) {
+            throw APIError.badRequest(problem.description, field: problem.field)
+        }
         do {
             try await store.setTenant(name, change)
             return try APIJSON.response(try await store.tenants(named: name)[0])
@@ -103,12 +107,30 @@ extension TenantRoutes {
         return name
     }
 
+    /// One field of a PATCH body: a number, `null`, or anything else (refused).
+    enum Field: Decodable {
+        case null
+        case number(Double)
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let number = try? container.decode(Double.self) {
+                // JSONDecoder reads `true` as no Double, so a boolean is `other`, not 1.
+                self = .number(number)
+            } else {
+                self = .other
+            }
+        }
+    }
+
     /// The change a PATCH body asks for: present numbers set, `null` clears, absent keeps.
     static func change(from body: Data) throws -> TenantChange {
-        let object: [String: Any]
+        let object: [String: Field]
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: body) as? [String: Any] else { throw APIError.badRequest("") }
-            object = parsed
+            object = try JSONDecoder().decode([String: Field].self, from: body)
         } catch {
             throw APIError.badRequest(
                 "send a JSON object such as {\"share\": 2, \"max_in_flight\": 8, \"monthly_cost_usd\": null}", field: "body")
@@ -118,12 +140,12 @@ extension TenantRoutes {
             throw APIError.badRequest("unknown field \(unknown): a tenant has \(known.joined(separator: ", "))", field: unknown)
         }
         func number(_ field: String) throws -> TenantChange.Setting<Double> {
-            guard let value = object[field] else { return .keep }
-            if value is NSNull { return .clear }
-            guard let number = value as? NSNumber, !(value is Bool) else {
-                throw APIError.badRequest("\(field) must be a number, or null to clear it", field: field)
+            switch object[field] {
+            case nil: return .keep
+            case .null: return .clear
+            case .number(let value): return .set(value)
+            case .other: throw APIError.badRequest("\(field) must be a number, or null to clear it", field: field)
             }
-            return .set(number.doubleValue)
         }
         var change = TenantChange()
         switch try number("share") {

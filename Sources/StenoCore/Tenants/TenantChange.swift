@@ -42,7 +42,7 @@ public struct TenantChange: Sendable, Equatable, Codable {
         var next = settings
         if let share {
             guard share.isFinite, TenantSettings.shareRange.contains(share) else {
-                return .failure(TenantChangeError("the share must be a number from 0.001 to 1000, not \(share)"))
+                return .failure(TenantChangeError("the share must be a number from 0.001 to 1000, not \(share)", field: "share"))
             }
             next.share = share
         }
@@ -50,29 +50,36 @@ public struct TenantChange: Sendable, Equatable, Codable {
         if let cap = next.maxInFlight, !(1...TenantSettings.largestCap).contains(cap) {
             return .failure(
                 TenantChangeError(
-                    "the cap on chunk jobs in flight must be at least 1 and at most \(TenantSettings.largestCap), not \(cap) (clear it with `none`)"))
+                    "the cap on chunk jobs in flight must be at least 1 and at most \(TenantSettings.largestCap), not \(cap) (clear it with `none`)",
+                    field: "max_in_flight"))
         }
         next.dailyAudioHours = dailyAudioHours.applied(to: settings.dailyAudioHours)
         next.monthlyAudioHours = monthlyAudioHours.applied(to: settings.monthlyAudioHours)
-        for hours in [next.dailyAudioHours, next.monthlyAudioHours].compactMap({ $0 })
-        where !(hours.isFinite && (0...TenantSettings.largestAudioHours).contains(hours)) {
-            return .failure(TenantChangeError("an audio-hours budget must be from 0 to \(Int(TenantSettings.largestAudioHours)), not \(hours)"))
+        for (field, hours) in [("daily_audio_hours", next.dailyAudioHours), ("monthly_audio_hours", next.monthlyAudioHours)]
+        where hours.map({ !($0.isFinite && (0...TenantSettings.largestAudioHours).contains($0)) }) ?? false {
+            return .failure(
+                TenantChangeError(
+                    "an audio-hours budget must be from 0 to \(Int(TenantSettings.largestAudioHours)), not \(hours ?? 0)", field: field))
         }
         next.dailyCostUSD = dailyCostUSD.applied(to: settings.dailyCostUSD)
         next.monthlyCostUSD = monthlyCostUSD.applied(to: settings.monthlyCostUSD)
-        for cost in [next.dailyCostUSD, next.monthlyCostUSD].compactMap({ $0 })
-        where !(cost.isFinite && (0...TenantSettings.largestCostUSD).contains(cost)) {
-            return .failure(TenantChangeError("a cost budget must be from 0 to \(Int(TenantSettings.largestCostUSD)) US dollars, not \(cost)"))
+        for (field, cost) in [("daily_cost_usd", next.dailyCostUSD), ("monthly_cost_usd", next.monthlyCostUSD)]
+        where cost.map({ !($0.isFinite && (0...TenantSettings.largestCostUSD).contains($0)) }) ?? false {
+            return .failure(
+                TenantChangeError("a cost budget must be from 0 to \(Int(TenantSettings.largestCostUSD)) US dollars, not \(cost ?? 0)", field: field))
         }
         return .success(next)
     }
 }
 
-/// A tenant change that cannot be made; its message says what to give instead.
+/// A tenant change that cannot be made; its message says what to give instead, and `field`
+/// names the setting (as the API spells it).
 public struct TenantChangeError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
+    public let field: String
 
-    public init(_ description: String) {
+    public init(_ description: String, field: String) {
         self.description = description
+        self.field = field
     }
 }
