@@ -34,15 +34,22 @@ extension JobStore {
 
     /// How claims should hand jobs out now, from one read of `tenants` (`ClaimMode.decide`).
     public func claimMode() async throws -> ClaimMode {
-        let row = try await client.query(
-            """
-            SELECT count(*)::integer AS tenants, min(name) AS first, coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
-                   coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false) AS any_budget
-            FROM tenants
-            """
-        ).single()
-        return ClaimMode.decide(
-            tenants: try row.decode("tenants"), first: try row.decode("first"), anyCap: try row.decode("any_cap"),
+        try Self.claimMode(try await client.query("SELECT * FROM \(Self.tenantsForClaimMode)").single())
+    }
+
+    /// The one row `claimMode(_:)` reads: how many tenants, the first, and whether any has a
+    /// cap or a budget. The worker's heartbeat reads it in its own statement.
+    static let tenantsForClaimMode: PostgresQuery = """
+        (SELECT count(*)::integer AS tenants, min(name) AS first_tenant, coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
+                coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false)
+                    AS any_budget
+         FROM tenants) AS tenant_rules
+        """
+
+    /// The mode a row with the columns of `tenantsForClaimMode` asks for.
+    static func claimMode(_ row: PostgresRow) throws -> ClaimMode {
+        ClaimMode.decide(
+            tenants: try row.decode("tenants"), first: try row.decode("first_tenant"), anyCap: try row.decode("any_cap"),
             anyBudget: try row.decode("any_budget"))
     }
 

@@ -110,12 +110,8 @@ extension WorkStore {
                         OR (\(webhookURL)::text IS NOT NULL
                             AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN (\(literals: [MediaState.succeeded, .failed]))
                                                               AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices,
-                       t.tenants, t.first_tenant, t.any_cap, t.any_budget
-                FROM (SELECT count(*)::integer AS tenants, min(name) AS first_tenant,
-                             coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
-                             coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false)
-                                 AS any_budget
-                      FROM tenants) t
+                       tenant_rules.*
+                FROM \(JobStore.tenantsForClaimMode)
             )
             SELECT due.*, o.backend, o.reason, o.since, o.probe_at, o.failures
             FROM due LEFT JOIN backend_outages o ON true
@@ -129,9 +125,7 @@ extension WorkStore {
             let backend: String? = try row.decode("backend")
             return backend == nil ? nil : try Outage(row: row)
         }
-        let mode = ClaimMode.decide(
-            tenants: try first.decode("tenants"), first: try first.decode("first_tenant"), anyCap: try first.decode("any_cap"),
-            anyBudget: try first.decode("any_budget"))
+        let mode = try JobStore.claimMode(first)
         return Heartbeat(outages: outages, due: due, claimMode: mode)
     }
 
