@@ -57,7 +57,10 @@ public final class TestCluster: Sendable {
     @discardableResult
     private static func run(_ arguments: [String]) async throws -> String {
         let script = PackageRoot.scripts.appendingPathComponent("pg-cluster").path
-        let result = try await ChildProcess.run(script, arguments)
+        // A scratch cluster (scripts/pg-cluster explains): its data dies with the test.
+        var environment = ProcessInfo.processInfo.environment
+        environment["STENO_PG_SCRATCH"] = "1"
+        let result = try await ChildProcess.run(script, arguments, environment: environment)
         guard result.status == 0 else {
             throw TestEnvironmentError("scripts/pg-cluster \(arguments.joined(separator: " ")) failed: \(result.standardError)")
         }
