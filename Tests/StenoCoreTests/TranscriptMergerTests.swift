@@ -142,7 +142,7 @@ struct TranscriptMergerTests {
         #expect(UntimedWordLayout.match(sentenceLetters: [10, 10], over: [0...5]) == [nil])
     }
 
-    @Test("untimed sides that share no words in their overlap keep all of them")
+    @Test("untimed sides that share no words in their overlap each keep the words on their side of its middle")
     func untimedWithoutAgreement() {
         let a = ChunkTranscript(start: 0, end: 10.75, text: "the storm broke", segments: [], words: [])
         let b = ChunkTranscript(start: 9.25, end: 20, text: "windows of the tower", segments: [], words: [])

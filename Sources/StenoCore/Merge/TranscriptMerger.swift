@@ -9,9 +9,11 @@ import StenoInfrastructure
 /// The two sides are then aligned on their text, as the Hugging Face pipeline's
 /// longest-common-sequence merge does: the offset at which the most words agree (and, with word
 /// times, agree in time too) wins, and the seam goes in the middle of the agreeing words, so
-/// each edge word comes from the side that heard it whole. When the text finds no agreement,
-/// timed words are cut at the middle of the overlap and untimed words are kept. Chunks that
-/// came back empty are skipped, and their neighbours keep all their words.
+/// each edge word comes from the side that heard it whole. The alignment is bounded by time
+/// (only words near the overlap, agreeing words close in time) and needs more than one word to
+/// agree. When the text finds no agreement, words are cut at the middle of the overlap by their
+/// times (estimated ones for text-only answers). Chunks that came back empty are skipped, and
+/// their neighbours keep all their words.
 ///
 /// Words without times (backends that answer text only) are laid over the speech the planner
 /// measured in the chunk, sentence ends in its pauses (`UntimedWordLayout`), so that sentence
@@ -81,18 +83,19 @@ public struct TranscriptMerger: Sendable {
 
     func seam(left: [TimedWord], leftTimed: Bool, right: [TimedWord], rightTimed: Bool, overlap: ClosedRange<Double>) -> Seam {
         let timed = leftTimed && rightTimed
-        // The words that may have been heard by both sides: timed ones near the overlap; untimed
-        // ones, whose times are estimates, by count alone.
+        // The words that may have been heard by both sides are those near the overlap in time:
+        // heard times within `timeSlack`, times Steno estimated within `untimedSlack(...)`. A
+        // word the text holds twice is then only one of them, not the copy ten words earlier
+        // ("...the Kingsford Gazette. Farmers ... grain to Kingsford instead of").
         var leftFirst = max(0, left.count - longestTextOverlap)
         var rightEnd = min(right.count, longestTextOverlap)
-        if timed {
-            while leftFirst < left.count, left[leftFirst].end < overlap.lowerBound - timeSlack { leftFirst += 1 }
-            while rightEnd > 0, right[rightEnd - 1].start > overlap.upperBound + timeSlack { rightEnd -= 1 }
-        }
+        let slack = timed ? timeSlack : Self.untimedSlack(left[leftFirst...] + right[..<rightEnd])
+        while leftFirst < left.count, left[leftFirst].end < overlap.lowerBound - slack { leftFirst += 1 }
+        while rightEnd > 0, right[rightEnd - 1].start > overlap.upperBound + slack { rightEnd -= 1 }
         let tail = left[leftFirst...].map { Self.normalized($0.word) }
         let head = right[..<rightEnd].map { Self.normalized($0.word) }
 
-        struct Alignment { var exact: [(left: Int, right: Int)]; var score: Double; var compared: Int }
+        struct Alignment { var exact: [(left: Int, right: Int)]; var score: Double; var compared: Int; var drift: Double }
         var best: Alignment?
         if !tail.isEmpty, !head.isEmpty {
             // Right word j against left word offset + j, for every offset that compares any.
@@ -100,17 +103,20 @@ public struct TranscriptMerger: Sendable {
                 var exact: [(left: Int, right: Int)] = []
                 var score = 0.0
                 var compared = 0
+                var drift = 0.0
                 var run = 0
                 var longestRun = 0
                 for j in head.indices where offset + j >= 0 && offset + j < tail.count {
                     let i = offset + j
                     compared += 1
-                    let together = !timed || abs(left[leftFirst + i].middle - right[j].middle) <= timeSlack
+                    let apart = abs(left[leftFirst + i].middle - right[j].middle)
+                    let together = apart <= slack
                     // The edge words, which one side heard cut off, may agree in part.
                     let edge = i == tail.count - 1 || j == 0
                     if together, !tail[i].isEmpty, tail[i] == head[j] {
                         exact.append((i, j))
                         score += 1
+                        drift += apart
                     } else if together, edge, Self.partlyAlike(tail[i], head[j]) {
                         score += 0.5
                     } else {
@@ -120,13 +126,21 @@ public struct TranscriptMerger: Sendable {
                     run += 1
                     longestRun = max(longestRun, run)
                 }
-                guard !exact.isEmpty else { continue }
-                // One short word alike on both sides is as likely chance ("the ... the") as overlap.
-                let longWord = exact.contains { tail[$0.left].count >= (timed ? 4 : 5) }
-                guard longestRun >= 2 || exact.count >= 3 || longWord else { continue }
-                let candidate = Alignment(exact: exact, score: score, compared: compared)
-                if let current = best, candidate.score < current.score || (candidate.score == current.score && candidate.compared >= current.compared) {
-                    continue
+                // More than one word must agree: one word alike on both sides, even a long one,
+                // is as likely a word the text says twice as the overlap. One whole word beside
+                // an edge word heard cut off ("to Kings" and "to Kingsford") is two.
+                guard exact.count >= 2 || (exact.count == 1 && longestRun >= 2) else { continue }
+                let candidate = Alignment(exact: exact, score: score, compared: compared, drift: drift / Double(exact.count))
+                if let current = best {
+                    // More agreement wins; then the offset whose words lie closer in time; then
+                    // the one comparing fewer words.
+                    if candidate.score != current.score {
+                        if candidate.score < current.score { continue }
+                    } else if abs(candidate.drift - current.drift) > 0.05 {
+                        if candidate.drift > current.drift { continue }
+                    } else if candidate.compared >= current.compared {
+                        continue
+                    }
                 }
                 best = candidate
             }
@@ -135,12 +149,36 @@ public struct TranscriptMerger: Sendable {
             let middle = best.exact[best.exact.count / 2]
             return Seam(leftKeeps: leftFirst + middle.left, rightDrops: middle.right)
         }
-        guard timed else { return Seam(leftKeeps: left.count, rightDrops: 0) }
+        // No agreement: each side keeps what lies on its side of the overlap's middle, by heard
+        // or estimated times. Keeping both sides' words would write the overlap twice.
         let cut = (overlap.lowerBound + overlap.upperBound) / 2
-        return Seam(
+        var seam = Seam(
             leftKeeps: left.firstIndex { $0.middle >= cut } ?? left.count,
             rightDrops: right.firstIndex { $0.middle >= cut } ?? right.count)
+        // The cut can fall between two renderings of one edge word, one side having heard it cut
+        // off ("to Kings" | "Kingsford instead"): the one heard whole, the longer, stays.
+        if seam.leftKeeps > 0, seam.rightDrops < right.count {
+            let last = left[seam.leftKeeps - 1]
+            let next = right[seam.rightDrops]
+            let (one, other) = (Self.normalized(last.word), Self.normalized(next.word))
+            if one != other, Self.partlyAlike(one, other), abs(last.middle - next.middle) <= slack {
+                if one.count < other.count { seam.leftKeeps -= 1 } else { seam.rightDrops += 1 }
+            }
+        }
+        return seam
     }
+
+    /// How far apart two words Steno placed by estimate (laid over the speech, not heard) may be
+    /// and still be one spoken word: 4 of their typical length, at least 2 s. The layout is
+    /// anchored at the chunk's edges, where its error is a word or two; a word said again ten
+    /// words later (about 4 s at a reader's pace) stays outside.
+    static func untimedSlack(_ words: some Collection<TimedWord>) -> Double {
+        let lengths = words.map { $0.end - $0.start }.sorted()
+        guard !lengths.isEmpty else { return minimumUntimedSlack }
+        return max(minimumUntimedSlack, 4 * lengths[lengths.count / 2])
+    }
+
+    static let minimumUntimedSlack = 2.0
 
     /// Splits words into sentences at final punctuation, at long pauses (when `endingAtPauses`)
     /// and at a length limit.
