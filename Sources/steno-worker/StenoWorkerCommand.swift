@@ -171,6 +171,11 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         case "off": settings.speechDetection = false
         case let other?: throw ValidationError("STENO_SPEECH_DETECTION must be on or off, not \"\(other)\"")
         }
+        switch environment["STENO_RECOVER_SPEECH"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "on": settings.coverage = SpeechCoverage()
+        case "off": settings.coverage = nil
+        case let other?: throw ValidationError("STENO_RECOVER_SPEECH must be on or off, not \"\(other)\"")
+        }
         switch environment["STENO_SPEAKERS"]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case nil, "", "on": settings.speakerDetection = true
         case "off": settings.speakerDetection = false

@@ -129,6 +129,14 @@ struct SpeechDetectionEndToEndTests {
         }
     }
 
+    /// 20 s chunks, each asked for once (and again at a temperature when it fails a gate): the
+    /// backends here answer one sentence for all of a chunk's speech, and asking again for the
+    /// rest of it is `SpeechRecoveryEndToEndTests`' subject, not theirs.
+    static func oneAskPerChunk(_ configuration: inout WorkerConfiguration) {
+        configuration.planner.targetDuration = MediaTime(seconds: 20)
+        configuration.coverage = nil
+    }
+
     /// A backend that loops on the first ask and answers cleanly when asked again with a
     /// temperature, or loops both times.
     static func loopingBackend(recovers: Bool) throws -> FaultServer {
@@ -150,7 +158,7 @@ struct SpeechDetectionEndToEndTests {
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
-            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: Self.oneAskPerChunk) { _ in
                 let mediaID = try await db.enqueue(audio.path)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                 let uploaded = try await Self.chunks(client, mediaID).filter(\.uploaded).count
@@ -176,7 +184,7 @@ struct SpeechDetectionEndToEndTests {
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
-            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }) { _ in
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: Self.oneAskPerChunk) { _ in
                 let mediaID = try await db.enqueue(audio.path)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                 let uploaded = try await Self.chunks(client, mediaID).filter(\.uploaded).count
@@ -213,7 +221,7 @@ struct SpeedUpEndToEndTests {
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
             try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: {
-                $0.planner.targetDuration = MediaTime(seconds: 20)
+                SpeechDetectionEndToEndTests.oneAskPerChunk(&$0)
                 $0.speedup = 1.5
             }) { _ in
                 let mediaID = try await db.enqueue(audio.path)

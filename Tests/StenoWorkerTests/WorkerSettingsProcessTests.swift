@@ -7,10 +7,11 @@ import Testing
 /// finite stop it at once with the setting named, and the HTTP address is configurable.
 @Suite("steno-worker settings", .serialized, .timeLimit(.minutes(5)))
 struct WorkerSettingsProcessTests {
-    @Test("a number out of range, not finite or not a number stops the worker with exit 1 and names the setting", arguments: [
+    @Test("a number out of range, not finite or not a number, or a switch neither on nor off, stops the worker with exit 1 and names the setting", arguments: [
         ("STENO_WORKER_CONCURRENCY", "1e308"), ("STENO_WORKER_CONCURRENCY", "0"), ("STENO_WORKER_LEASE_SECONDS", "inf"),
         ("STENO_WORKER_LEASE_SECONDS", "nan"), ("STENO_WORKER_GRACE_SECONDS", "99999999999"), ("STENO_WORKER_HTTP_PORT", "70000"),
         ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_EXTRACTION_SLOTS", "0"),
+        ("STENO_RECOVER_SPEECH", "maybe"), ("STENO_SPEECH_DETECTION", "1"),
     ])
     func badNumbers(variable: String, value: String) async throws {
         var environment = [

@@ -62,6 +62,9 @@ public struct WorkerConfiguration: Sendable {
     public var speakerDetection = true
     /// The checks every answer passes (`AnswerGate`).
     public var gate = AnswerGate()
+    /// How speech an answer left without words is found and asked for again
+    /// (`SpeechCoverage`); nil does not look (`STENO_RECOVER_SPEECH=off`). Needs speech detection.
+    public var coverage: SpeechCoverage? = SpeechCoverage()
     /// Chunks are played this much faster before upload, their pitch kept (`STENO_SPEEDUP`,
     /// 1 to 3): fewer seconds billed, times scaled back. bench/quality measures what it costs in
     /// words.

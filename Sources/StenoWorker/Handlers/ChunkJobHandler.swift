@@ -19,6 +19,9 @@ public struct ChunkJobHandler: JobHandler {
     let voice: SileroModel?
     /// Reviews each answer against the chunk's detected speech; nil with speech detection off.
     let gate: AnswerGate?
+    /// Finds speech an answer left without words, to ask for again; nil with speech detection
+    /// off or `STENO_RECOVER_SPEECH=off`.
+    let coverage: SpeechCoverage?
     /// The audio is played this much faster before it is sent (`STENO_SPEEDUP`); 1 sends it as is.
     let speedup: Double
     let format: ChunkFormat
@@ -34,8 +37,8 @@ public struct ChunkJobHandler: JobHandler {
     let speakers: SpeakerEncoder?
 
     init(
-        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?, speedup: Double = 1,
-        format: ChunkFormat,
+        store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?,
+        coverage: SpeechCoverage? = nil, speedup: Double = 1, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
         speakers: SpeakerEncoder? = nil
@@ -51,6 +54,7 @@ public struct ChunkJobHandler: JobHandler {
         self.planner = planner
         self.voice = voice
         self.gate = gate
+        self.coverage = coverage
         self.speedup = speedup
         self.format = format
         self.transcription = transcription
@@ -60,7 +64,8 @@ public struct ChunkJobHandler: JobHandler {
     static let answerHeldRecheck = Duration.milliseconds(250)
 
     /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, pass the
-    /// answer through the gates, keep it. Each step ends the job early when it must.
+    /// answer through the gates, ask again for speech it left without words, keep it. Each step
+    /// ends the job early when it must.
     public func run(_ context: JobContext) async throws -> JobOutcome {
         let chunk: WorkStore.ChunkRecord
         switch try await take(context) {
@@ -76,7 +81,7 @@ public struct ChunkJobHandler: JobHandler {
         let (request, result) = try await transcribe(upload, chunk, context)
         var stored = Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
         stored.voices = voices
-        let answer = try await gated(stored, result, chunk, request, context)
+        let answer = try await recovered(try await gated(stored, result, chunk, request, context), chunk, request, context)
         return try await keep(answer, chunk, latency: result.latency, context)
     }
 
@@ -238,7 +243,7 @@ public struct ChunkJobHandler: JobHandler {
         }
     }
 
-    private var audioFormat: AudioFormat {
+    var audioFormat: AudioFormat {
         switch format {
         case .flac: .flac
         case .opus: .ogg

@@ -45,6 +45,18 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// Text the gates held back, in characters, by reason.
+    /// How an ask for speech left without words ended.
+    enum SpeechAskedAgain: String {
+        case recovered, empty, failed
+    }
+
+    func recordSpeechAskedAgain(_ outcome: SpeechAskedAgain, words: Int) {
+        CoreMetrics.Counter(label: "steno_worker_speech_asked_again_total", dimensions: [("outcome", outcome.rawValue)], factory: factory).increment()
+        if words > 0 {
+            CoreMetrics.Counter(label: "steno_worker_speech_recovered_words_total", factory: factory).increment(by: words)
+        }
+    }
+
     func recordFlagged(_ flagged: [FlaggedText]) {
         for item in flagged {
             CoreMetrics.Counter(label: "steno_worker_flagged_characters_total", dimensions: [("reason", item.reason.rawValue)], factory: factory)

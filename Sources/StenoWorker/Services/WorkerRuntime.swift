@@ -52,6 +52,12 @@ public final class WorkerRuntime: Service, Sendable {
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
             .chunk: ChunkJobHandler(
                 store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
+                coverage: voice == nil ? nil : configuration.coverage.map {
+                    var coverage = $0
+                    // The neighbouring chunk hears the overlap at a cut inside speech.
+                    coverage.sharedEdge = configuration.planner.overlap.seconds
+                    return coverage
+                },
                 speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
                 availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
                 answerWriteWindow: configuration.answerWriteWindow, speakers: speakers),

@@ -1,0 +1,139 @@
+import Testing
+
+@testable import StenoCore
+
+@Suite("Speech left without words")
+struct SpeechCoverageTests {
+    let coverage = SpeechCoverage()
+
+    /// Words every 0.4 s from `start`, each 0.34 s long.
+    static func spoken(_ text: String, from start: Double) -> [TimedWord] {
+        text.split(separator: " ").enumerated().map { index, word in
+            TimedWord(word: String(word), start: start + Double(index) * 0.4, end: start + Double(index) * 0.4 + 0.34)
+        }
+    }
+
+    static let sentence = "Every spring the boats fill with bird watchers hoping to see the puffins nesting on the northern cliffs."
+
+    /// A chunk that ends 0.4 s after its last sentence, whose answer lost the last six words.
+    static func truncated() -> (answer: SpeechCoverage.Answer, speech: [ClosedRange<Double>], chunk: ClosedRange<Double>) {
+        let all = spoken(sentence, from: 42)  // 18 words: 42.0 ... 49.14 s
+        let kept = Array(all.prefix(12))      // up to "the" (46.74 s)
+        let answer = SpeechCoverage.Answer(
+            text: kept.map(\.word).joined(separator: " "),
+            segments: [TimedSegment(start: 42, end: kept.last!.end, text: kept.map(\.word).joined(separator: " "))], words: kept)
+        return (answer, [31.0...40.5, 41.9...49.1], 30...49.5)
+    }
+
+    @Test("speech after the last word, before the chunk's end, is one span to ask again")
+    func truncatedAnswer() {
+        let (answer, speech, chunk) = Self.truncated()
+        // The first stretch of speech (31...40.5 s) has no words either: both are asked.
+        let spans = coverage.uncovered(answer, speech: speech, chunk: chunk)
+        #expect(spans.count == 2)
+        #expect(abs(spans[1].lowerBound - (46.74 + coverage.wordReach)) < 1e-9 && spans[1].upperBound == 49.1, "\(spans)")
+        // With the first stretch answered, only the lost end is left.
+        var answered = answer
+        answered.words = (0..<10).map { TimedWord(word: "w\($0)", start: 31.2 + Double($0) * 0.9, end: 32.0 + Double($0) * 0.9) } + answer.words
+        #expect(coverage.uncovered(answered, speech: speech, chunk: chunk) == [(46.74 + coverage.wordReach)...49.1])
+    }
+
+    @Test("an answer whose words cover its speech leaves nothing to ask")
+    func wholeAnswer() {
+        let words = Self.spoken(Self.sentence, from: 42)
+        let answer = SpeechCoverage.Answer(text: Self.sentence, segments: [], words: words)
+        #expect(coverage.uncovered(answer, speech: [41.8...48.9], chunk: 40...50).isEmpty)
+        // Under a second uncovered (one word lost) is not worth a request.
+        let lostOne = SpeechCoverage.Answer(text: "", segments: [], words: Array(words.dropLast()))
+        #expect(coverage.uncovered(lostOne, speech: [41.8...48.9], chunk: 40...50).isEmpty)
+    }
+
+    @Test("speech running into the chunk's edge is the neighbour's for the overlap's length")
+    func sharedEdge() {
+        let words = Self.spoken("one two three four five", from: 10)  // up to 11.94 s
+        let answer = SpeechCoverage.Answer(text: "", segments: [], words: words)
+        // Speech to the chunk's end at 13.5 s: 12.24...13.5 less the 1.5 s shared edge is nothing.
+        #expect(coverage.uncovered(answer, speech: [9.9...13.5], chunk: 0...13.5).isEmpty)
+        // Speech to the end at 16 s: 12.24...14.5 is this chunk's own.
+        let spans = coverage.uncovered(answer, speech: [9.9...16], chunk: 0...16)
+        #expect(spans.count == 1 && abs(spans[0].lowerBound - 12.24) < 1e-9 && spans[0].upperBound == 14.5, "\(spans)")
+    }
+
+    @Test("segment times and text alone are compared with the speech too")
+    func segmentsAndText() {
+        let segments = SpeechCoverage.Answer(
+            text: "a", segments: [TimedSegment(start: 10, end: 14, text: "Some words here.")], words: [])
+        #expect(coverage.uncovered(segments, speech: [10...17], chunk: 5...20) == [14.5...17])
+        // 50 letters take at least 5 s to read: of 12 s of speech, the last 7 s are left.
+        let text = SpeechCoverage.Answer(text: String(repeating: "abcde ", count: 10), segments: [], words: [])
+        #expect(coverage.uncovered(text, speech: [1...7, 8...14], chunk: 0...20) == [6...14])
+        #expect(coverage.uncovered(SpeechCoverage.Answer(text: String(repeating: "abcde ", count: 30), segments: [], words: []),
+                                   speech: [1...7, 8...14], chunk: 0...20).isEmpty)
+    }
+
+    @Test("at most three spans per chunk, the longest, in time order")
+    func bounded() {
+        let speech: [ClosedRange<Double>] = [1...2.5, 5...9, 12...13.2, 16...18, 21...22.1]
+        let spans = coverage.uncovered(SpeechCoverage.Answer(text: "", segments: [], words: []), speech: speech, chunk: 0...25)
+        #expect(spans == [1...2.5, 5...9, 16...18])
+    }
+
+    @Test("the words asked again fill the span, without the words of the lead the backend repeated")
+    func fillingTimed() {
+        let (answer, speech, chunk) = Self.truncated()
+        let span = (46.74 + coverage.wordReach)...49.1
+        let window = coverage.window(for: span, chunk: chunk)
+        #expect(abs(window.lowerBound - (span.lowerBound - 1)) < 1e-9 && abs(window.upperBound - 49.4) < 1e-9)
+        // The re-ask heard "see the" in its lead again, then the lost words.
+        let recovered = Self.spoken("see the puffins nesting on the northern cliffs.", from: 46.0)
+        let answerAgain = SpeechCoverage.Answer(text: recovered.map(\.word).joined(separator: " "), segments: [], words: recovered)
+        let (filled, added) = coverage.filling(answer, span: span, with: answerAgain, window: window, speech: speech, chunk: chunk)
+        #expect(added == 6)
+        #expect(filled.words.map(\.word).joined(separator: " ") == Self.sentence)
+        #expect(filled.text == Self.sentence)
+        #expect(filled.segments.count == 2 && filled.segments[1].text == "puffins nesting on the northern cliffs.")
+        #expect(zip(filled.words, filled.words.dropFirst()).allSatisfy { $0.start <= $1.start })
+    }
+
+    @Test("words asked again without times are told apart from the lead by their text")
+    func fillingUntimed() {
+        let (answer, speech, chunk) = Self.truncated()
+        let span = (46.74 + coverage.wordReach)...49.1
+        let window = coverage.window(for: span, chunk: chunk)
+        let again = SpeechCoverage.Answer(text: "to see the puffins nesting on the northern cliffs.", segments: [], words: [])
+        let (filled, added) = coverage.filling(answer, span: span, with: again, window: window, speech: speech, chunk: chunk)
+        #expect(added == 6)
+        #expect(filled.text == Self.sentence)
+        #expect(filled.words.count == 18 && filled.words.suffix(6).allSatisfy { $0.start >= span.lowerBound && $0.end <= span.upperBound })
+        // An empty answer, or one that only repeats the lead, adds nothing.
+        for text in ["", "hoping to see the"] {
+            let (same, none) = coverage.filling(
+                answer, span: span, with: SpeechCoverage.Answer(text: text, segments: [], words: []), window: window, speech: speech, chunk: chunk)
+            #expect(none == 0 && same == answer, "\(text)")
+        }
+    }
+
+    @Test("a text-only answer gets the recovered words at its end")
+    func fillingTextOnly() {
+        let answer = SpeechCoverage.Answer(text: "Every spring the boats fill with bird watchers hoping to see the", segments: [], words: [])
+        let again = SpeechCoverage.Answer(text: "see the puffins nesting on the northern cliffs.", segments: [], words: [])
+        let (filled, added) = coverage.filling(answer, span: 8...10, with: again, window: 7...10.3, speech: [0...10], chunk: 0...10.5)
+        #expect(added == 6 && filled.text == Self.sentence)
+    }
+
+    @Test("a repeat is two words or more, or one word of four letters or more")
+    func repeats() {
+        #expect(SpeechCoverage.repeated(tail: ["hoping", "to", "see", "the"], head: ["see", "the", "puffins"]) == 2)
+        #expect(SpeechCoverage.repeated(tail: ["over", "the"], head: ["the", "cliffs"]) == 0)
+        #expect(SpeechCoverage.repeated(tail: ["the", "puffins"], head: ["Puffins,", "nesting"]) == 1)
+        #expect(SpeechCoverage.repeated(tail: [], head: ["a"]) == 0)
+    }
+
+    @Test("the prompt is the media's prompt, then the words before the span")
+    func prompt() {
+        let (answer, speech, chunk) = Self.truncated()
+        let prompt = coverage.prompt(for: 47.04...49.1, in: answer, chunk: chunk, speech: speech, mediaPrompt: "Puffins, Skomer.")
+        #expect(prompt == "Puffins, Skomer. Every spring the boats fill with bird watchers hoping to see the")
+        #expect(coverage.prompt(for: 30...31, in: answer, chunk: chunk, speech: speech, mediaPrompt: nil) == nil)
+    }
+}
