@@ -210,18 +210,15 @@ public final class MediaFile: @unchecked Sendable {
         }
         let cancelled = CancellationSignal()
         let outcome: Swift.Result<Result, MediaError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                thread.async {
-                    do throws(MediaError) {
-                        let reader = try self.liveReader()
-                        continuation.resume(returning: .success(try body(reader, cancelled)))
-                    } catch {
-                        // A failed call may leave the demuxer mid-packet; the next call opens afresh.
-                        if error.code != .encodedTooLarge && error.code != .invalidRange {
-                            self.reader = nil
-                        }
-                        continuation.resume(returning: .failure(error))
+            await thread.run { () -> Swift.Result<Result, MediaError> in
+                do throws(MediaError) {
+                    return .success(try body(try self.liveReader(), cancelled))
+                } catch {
+                    // A failed call may leave the demuxer mid-packet; the next call opens afresh.
+                    if error.code != .encodedTooLarge && error.code != .invalidRange {
+                        self.reader = nil
                     }
+                    return .failure(error)
                 }
             }
         } onCancel: {

@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 import StenoPostgres
 import Synchronization
 
@@ -64,10 +65,6 @@ enum MigratedTemplate {
 
     /// FNV-1a, 64 bits, in hex: a name's worth of the migrations' checksums.
     private static func digest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
+        FNV1a.hex(text)
     }
 }

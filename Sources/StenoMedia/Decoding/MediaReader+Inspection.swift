@@ -1,5 +1,6 @@
 import CFFmpeg
 import StenoCore
+import StenoInfrastructure
 
 /// What the sample-table tests compare between the demuxer and `MP4Packets`, read here so that
 /// only this module touches FFmpeg's structures.
@@ -23,11 +24,7 @@ extension MediaReader {
             defer { packet.unref() }
             let value = packet.pointer.pointee
             guard value.stream_index == streamIndex else { continue }
-            // FNV-1a over the packet's bytes.
-            var checksum: UInt64 = 1469598103934665603
-            for index in 0..<Int(value.size) {
-                checksum = (checksum ^ UInt64(value.data[index])) &* 1099511628211
-            }
+            let checksum = FNV1a.hash(UnsafeBufferPointer(start: value.data, count: Int(value.size)))
             let sideData = (0..<Int(value.side_data_elems)).map { index in
                 let element = value.side_data[index]
                 return "\(element.type.rawValue): \(Array(UnsafeBufferPointer(start: element.data, count: element.size)))"

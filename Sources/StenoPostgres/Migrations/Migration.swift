@@ -1,4 +1,5 @@
 public import Foundation
+import StenoInfrastructure
 
 /// One numbered SQL file from `migrations/`, such as `0001_schema.sql`.
 public struct Migration: Sendable, Equatable {
@@ -27,12 +28,7 @@ public struct Migration: Sendable, Equatable {
 
     /// FNV-1a over the file's bytes: detects a file edited after it was applied.
     public var checksum: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in sql.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
+        FNV1a.hex(sql)
     }
 
     /// Reads every `NNNN_name.sql` in `directory`, in version order.
