@@ -1,4 +1,5 @@
 import Foundation
+import StenoInfrastructure
 import StenoTestSupport
 import Testing
 
@@ -226,6 +227,22 @@ struct PostgresConnectionTests {
         }
         #expect(error?.code == .connectionFailed)
         #expect(error.map { !"\($0)".contains(password) } == true)
+    }
+
+    @Test("an unreachable server is retried with backoff on the given clock until the window closes")
+    func reconnectWindowOnTheClock() async throws {
+        let clock = ManualClock(advancingOnSleep: true)
+        var configuration = PostgresConfiguration(connectionString: "postgres://steno@127.0.0.1:1/steno", reconnectWindow: .seconds(30))
+        configuration.clock = clock
+        let error = await #expect(throws: PostgresError.self) {
+            _ = try await PostgresConnection.connect(configuration: configuration)
+        }
+        // 50 ms doubling to 2 s, then 2 s apiece, while the next wait ends inside the window.
+        let backoff: [Duration] = [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
+            + Array(repeating: .seconds(2), count: 13)
+        #expect(clock.sleeps == backoff)
+        #expect(error?.code == .connectionFailed)
+        #expect(error?.message.contains("still failing after 20 attempts in 29 s") == true, "\(String(describing: error))")
     }
 
     @Test("keyword strings redact their password too")

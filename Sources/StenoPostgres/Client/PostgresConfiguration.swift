@@ -1,5 +1,5 @@
 public import Foundation
-import StenoInfrastructure
+public import StenoInfrastructure
 
 /// Where and how to connect.
 ///
@@ -22,6 +22,8 @@ public struct PostgresConfiguration: Sendable {
     /// transaction mode, which gives each transaction whichever server session is free; so
     /// derived from `directConnectionString`, which names the direct server only behind one.
     public var preparesStatements: Bool { directConnectionString == nil }
+    /// The clock the reconnect window and its backoff run on: the continuous clock, or a test's.
+    public var clock: any MonotonicClock = .continuous
 
     public init(
         connectionString: String = "",

@@ -247,7 +247,8 @@ public final class PostgresConnection: @unchecked Sendable {
                 .invalidConfiguration, "the database URL cannot be read: \(configuration.redacting(problem))",
                 hint: "fix STENO_DATABASE_URL (or --database-url): a postgres:// URL or a libpq keyword string such as host=db dbname=steno")
         }
-        let started = ContinuousClock.now
+        let clock = configuration.clock
+        let started = clock.now
         let deadline = started + configuration.reconnectWindow
         var delay = Duration.milliseconds(50)
         var attempt = 0
@@ -275,13 +276,13 @@ public final class PostgresConnection: @unchecked Sendable {
                     throw PostgresError(
                         .cancelled, "cancelled while connecting to the database (after \(attempt) attempt\(attempt == 1 ? "" : "s"))")
                 }
-                let giveUp = !worthRetrying || ContinuousClock.now + delay > deadline
+                let giveUp = !worthRetrying || clock.now + delay > deadline
                 if giveUp {
                     var failure = error
                     failure.code = Self.isConfigurationProblem(error) ? .invalidConfiguration : .connectionFailed
                     failure.message = configuration.redacting(failure.message)
                     if attempt > 1 {
-                        let waited = Int((ContinuousClock.now - started).seconds.rounded())
+                        let waited = Int((clock.now - started).seconds.rounded())
                         failure.message += " (still failing after \(attempt) attempts in \(waited) s)"
                     }
                     failure.hint = failure.hint
@@ -302,10 +303,26 @@ public final class PostgresConnection: @unchecked Sendable {
                 logger.debug("database connection failed, retrying", metadata: [
                     "error": "\(configuration.redacting(error.message))", "attempt": "\(attempt)",
                 ])
-                Thread.sleep(forTimeInterval: delay.seconds)
+                Self.sleep(for: delay, on: clock)
                 delay = min(delay * 2, .seconds(2))
             }
         }
+    }
+
+    /// Waits on `clock` from the connection's own thread, which may block (never the
+    /// cooperative pool): the continuous clock by sleeping, another clock (a test's) by waiting
+    /// for its sleep to end.
+    static func sleep(for delay: Duration, on clock: any MonotonicClock) {
+        if clock is ContinuousClock {
+            Thread.sleep(forTimeInterval: delay.seconds)
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            try? await clock.sleep(for: delay)
+            done.signal()
+        }
+        done.wait()
     }
 
     private func dropHandle() {
