@@ -8,8 +8,9 @@ DIR holds chapter-N.json: the server's verbose_json answer (faster-whisper shape
 segment granularities) to one request with the whole chapter N. TSV holds one line per chapter:
 number, start and end in seconds on the book's clock (reference times are chapter-relative and
 are moved by the start). Each RUN_DIR holds run.json (shape, granularities, chunk_seconds,
-wall_seconds), transcript.json (`steno transcript --format json`), optionally transcript.txt
-(the text export, checked against the JSON) and chunks.json (the chunk rows: where the cuts are).
+wall_seconds, recover_speech), transcript.json (`steno transcript --format json`), optionally
+transcript.txt (the text export, checked against the JSON), chunks.json (the chunk rows: where
+the cuts are, each chunk's answer and, when exported, its detected `speech`) and worker.log.
 
 Per run, against the reference, chapter by chapter (words compared as lowercase letters and
 digits; a word that has none, such as a lone "-", is left out):
@@ -33,6 +34,17 @@ digits; a word that has none, such as a lone "-", is left out):
   start is more than 1 s from it, max off the largest distance, out of order the segments that
   start before the segment before them. words > 1 s off: Steno words with times whose start is
   more than 1 s from the reference word they equal.
+- speech s without words: per chapter, the union of the chunks' detected `speech` (only chunks
+  that have it; "-" when none does) less what Steno's transcript accounts for: each word's
+  [start, end] widened by 0.3 s, or, for a segment without word times, its [start, end] widened
+  by 0.5 s. The uncovered pieces, joined across gaps under 1 s, count when they hold at least 1 s
+  of speech (the worker's SpeechCoverage, without its shared chunk edges: the union has none
+  inside a chapter); summed over chapters. In parentheses the same for the one-shot reference's
+  words against the same speech: what the one-shot answer leaves without words too.
+- words recovered, asked again: from worker.log, the `words` of every "recovered words for
+  speech the answer had left without any" line, and how many such lines and "... came back
+  without words again" lines there are (failed asks are added in parentheses); "-" without a
+  log, with recovery off, or for a run from before the option whose log has none of them.
 """
 
 import argparse
@@ -716,13 +728,155 @@ def faithfulness(answers, steno, examples=3):
 
 
 # --------------------------------------------------------------------------------------------
+# speech without words: detected speech no word of the transcript accounts for
+
+
+WORD_REACH = 0.3      # seconds: speech this close to a word's times is that word's (SpeechCoverage.wordReach)
+SEGMENT_REACH = 0.5   # the same for a segment, when there are no word times (SpeechCoverage.segmentReach)
+JOINED_ACROSS = 1.0   # uncovered pieces less than this apart are one span (SpeechCoverage.joinedAcross)
+SHORTEST_SPAN = 1.0   # a span counts when it holds at least this much uncovered speech (SpeechCoverage.shortestSpan)
+RECOVERED = "recovered words for speech the answer had left without any"
+EMPTY_AGAIN = "speech left without words came back without words again"
+ASK_FAILED = "asking again for speech left without words failed"
+
+
+def joined(ranges, across=0.0):
+    """Ranges [(start, end)] sorted and merged where they overlap or touch (across 0), or where
+    the gap between them is less than `across` seconds."""
+    out = []
+    for start, end in sorted((float(s), float(e)) for s, e in ranges if e > s):
+        if out and (start <= out[-1][1] if across <= 0 else start - out[-1][1] < across):
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(s, e) for s, e in out]
+
+
+def subtracting(covered, regions):
+    """`regions` less `covered` (both as joined() gives them)."""
+    left = []
+    for start, end in regions:
+        at = start
+        for a, b in covered:
+            if b <= at or a >= end:
+                continue
+            if a > at:
+                left.append((at, a))
+            at = max(at, b)
+        if at < end:
+            left.append((at, end))
+    return left
+
+
+def seconds_of(ranges):
+    return sum(e - s for s, e in ranges)
+
+
+def speech_without_words(speech, covered):
+    """The detected speech (ranges) that lies outside every covered range, counted as the
+    worker's SpeechCoverage finds it: uncovered pieces joined across gaps under JOINED_ACROSS
+    make a span, and a span counts when it holds at least SHORTEST_SPAN seconds of uncovered
+    speech. Returns (seconds, [(span start, span end, uncovered seconds in it)])."""
+    uncovered = subtracting(joined(covered), joined(speech))
+    spans = []
+    for start, end in joined(uncovered, JOINED_ACROSS):
+        inside = sum(min(e, end) - max(s, start) for s, e in uncovered if s < end and e > start)
+        if inside >= SHORTEST_SPAN - 1e-9:
+            spans.append((start, end, inside))
+    return float(sum(x for _, _, x in spans)), spans
+
+
+def word_cover(words):
+    """What timed words account for: each word's [start - WORD_REACH, end + WORD_REACH]."""
+    return [(s - WORD_REACH, max(s, e) + WORD_REACH) for _, s, e in words if s is not None]
+
+
+def steno_cover(segments):
+    """What Steno's segments (load_steno's, flagged ones already left out) account for: their
+    words' times when they have them, else the segment's [start, end] widened by SEGMENT_REACH.
+    Segments without a word of letters or digits account for nothing."""
+    out = []
+    for seg in segments:
+        if not any(norm(t) for t, _, _ in seg["tokens"]):
+            continue
+        if all(s is not None for _, s, _ in seg["tokens"]):
+            out += word_cover(seg["tokens"])
+        else:
+            out.append((seg["start"] - SEGMENT_REACH, max(seg["start"], seg["end"]) + SEGMENT_REACH))
+    return out
+
+
+def load_speech(path):
+    """{chapter number: [(start, end)]}: the union of the detected speech of the chapter's chunks
+    (the rows' `speech`, on the media's clock, clipped to each chunk), from the chunks that have
+    it (split chunks left out: their pieces hold it). None when no chunk has it (rows exported
+    before the bench read the column, or chunks planned before it existed)."""
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        rows = json.load(f) or []
+    found, chapters = False, {}
+    for row in rows:
+        if row.get("state") == "split" or row.get("speech") is None:
+            continue
+        found = True
+        lo, hi = float(row["start_seconds"]), float(row["end_seconds"])
+        pieces = [(max(lo, float(s)), min(hi, float(e))) for s, e in row["speech"]]
+        chapters.setdefault(row["chapter_index"] + 1, []).extend(p for p in pieces if p[1] > p[0])
+    if not found:
+        return None
+    return {number: joined(pieces) for number, pieces in chapters.items()}
+
+
+def uncovered_speech(speech, covers):
+    """speech: {chapter: [(start, end)]}; covers: {chapter: [(start, end)]}. Returns (seconds
+    of speech without words summed over the chapters, [(chapter, start, end, seconds)])."""
+    total, spans = 0.0, []
+    for number in sorted(speech):
+        seconds, found = speech_without_words(speech[number], covers.get(number, []))
+        total += seconds
+        spans += [(number, s, e, x) for s, e, x in found]
+    return total, spans
+
+
+def recovery_counts(path):
+    """From a worker log (JSON lines, or swift-log's plain `key=value` lines): the words recovered
+    (the `words` of every "recovered words for speech ..." line), the asks that came back with
+    words, without words again, and failed. None when there is no log."""
+    if not path or not os.path.exists(path):
+        return None
+    r = dict(words_recovered=0, asked_recovered=0, asked_empty=0, asked_failed=0)
+    with open(path, errors="replace") as f:
+        for line in f:
+            message, words = line, None
+            if line.startswith("{"):
+                try:
+                    entry = json.loads(line)
+                    message, words = str(entry.get("message", "")), entry.get("words")
+                except ValueError:
+                    pass
+            if RECOVERED in message:
+                if words is None:
+                    found = re.search(r'\bwords="?(\d+)', line)
+                    words = found.group(1) if found else 0
+                r["asked_recovered"] += 1
+                r["words_recovered"] += int(words)
+            elif EMPTY_AGAIN in message:
+                r["asked_empty"] += 1
+            elif ASK_FAILED in message:
+                r["asked_failed"] += 1
+    return r
+
+
+# --------------------------------------------------------------------------------------------
 # output
 
 
 COLUMNS = ["shape", "granularities", "chunk s", "wall s", "cuts", "ref words", "Steno words",
            "WER %", "sub/del/ins", "doubled (at cuts)", "inserted (at cuts)", "dropped (at cuts)",
            ". ? ! kept", "added . ? ! (at cuts)", "commas kept", "capitals kept", "segments",
-           "starts > 1 s off", "max start off s", "out of order", "words > 1 s off"]
+           "starts > 1 s off", "max start off s", "out of order", "words > 1 s off",
+           "speech s without words (one-shot)", "words recovered", "asked again"]
 
 
 def pct(kept, total):
@@ -739,7 +893,51 @@ def row(run, r):
             pct(r["comma_kept"], r["comma_ref"]), pct(r["caps_kept"], r["caps_ref"]),
             str(r["segments"]), "%d/%d" % (r["starts_off"], r["starts_matched"]), "%.2f" % r["max_off"],
             str(r["out_of_order"]),
-            "%d/%d" % (r["words_off"], r["timed_words"]) if r["timed_words"] else "- (no word times)"]
+            "%d/%d" % (r["words_off"], r["timed_words"]) if r["timed_words"] else "- (no word times)",
+            "-" if r.get("speech_without_words") is None
+            else "%.1f (%.1f)" % (r["speech_without_words"], r["speech_without_words_reference"]),
+            "-" if r.get("words_recovered") is None else str(r["words_recovered"]),
+            "-" if r.get("asked_again") is None
+            else "%d%s" % (r["asked_again"], " (%d failed)" % r["asked_failed"] if r.get("asked_failed") else "")]
+
+
+def recovery_off(run):
+    return str(run.get("recover_speech", "on")).lower() == "off"
+
+
+def speech_figures(r, run, speech, steno, reference, log_path):
+    """Adds the speech-without-words and recovery figures of one run to its counts r, and returns
+    a line per span of speech without words (Steno's, then the one-shot reference's)."""
+    lines = []
+    r["speech_seconds"] = None if speech is None else round(sum(seconds_of(v) for v in speech.values()), 3)
+    if speech is None:
+        r["speech_without_words"] = r["speech_without_words_reference"] = None
+    else:
+        seconds, spans = uncovered_speech(speech, {n: steno_cover(segs) for n, segs in steno.items()})
+        ref_seconds, ref_spans = uncovered_speech(speech, {n: word_cover(ws) for n, ws in reference.items()})
+        r["speech_without_words"] = round(seconds, 3)
+        r["speech_without_words_reference"] = round(ref_seconds, 3)
+        r["speech_without_words_spans"] = len(spans)
+
+        def heard(number, start, end):
+            words = [w for w, s, e in reference.get(number, []) if s < end + WORD_REACH and e > start - WORD_REACH]
+            return " ".join(words) or "nothing"
+        for number, start, end, x in spans:
+            lines.append("speech without words: chapter %d %.2f-%.2f s (%.2f s of speech); one-shot heard there: %r"
+                         % (number, start, end, x, heard(number, start, end)))
+        for number, start, end, x in ref_spans:
+            lines.append("speech without words in the one-shot reference: chapter %d %.2f-%.2f s (%.2f s of speech)"
+                         % (number, start, end, x))
+    counts = recovery_counts(log_path)
+    if counts is None or recovery_off(run) or ("recover_speech" not in run and not any(counts.values())):
+        # No log, recovery off, or a run from before the option with no sign of it in its log.
+        r["words_recovered"] = r["asked_again"] = r["asked_failed"] = None
+    else:
+        r["words_recovered"] = counts["words_recovered"]
+        r["asked_again"] = counts["asked_recovered"] + counts["asked_empty"]
+        r["asked_again_empty"] = counts["asked_empty"]
+        r["asked_failed"] = counts["asked_failed"]
+    return lines
 
 
 FAITHFUL_COLUMNS = ["shape", "granularities", "chunk s", "backend words", "kept", "dropped: doubled in an overlap",
@@ -791,8 +989,13 @@ def main(argv):
         cuts = load_cuts(os.path.join(directory, "chunks.json"))
         r, lines, examples_of = compare(reference, steno, cuts, args.examples)
         r["flagged_words"] = flagged_words(transcript)
-        rows.append(row(run, r))
         chunks_path = os.path.join(directory, "chunks.json")
+        uncovered_lines = speech_figures(r, run, load_speech(chunks_path), steno, reference,
+                                         os.path.join(directory, "worker.log"))
+        lines += uncovered_lines
+        examples_of["speech without words"] = [e.split(": ", 1)[1] for e in uncovered_lines
+                                               if e.startswith("speech without words:")][:args.examples]
+        rows.append(row(run, r))
         if os.path.exists(chunks_path):
             faithful, faithful_examples = faithfulness(load_chunk_answers(chunks_path), steno, args.examples)
             r.update({"faithful_" + k: v for k, v in faithful.items()})
@@ -804,9 +1007,19 @@ def main(argv):
         details.append("## " + name)
         details.append("cuts (s): " + "; ".join("chapter %d: %s" % (n, ", ".join("%.2f" % c for c in cs) or "none")
                                                  for n, cs in sorted(cuts.items())))
+        if r["speech_seconds"] is None:
+            details.append("detected speech: none in chunks.json (no `speech` column exported)")
+        else:
+            details.append("detected speech: %.2f s, without words %.2f s (one-shot reference %.2f s)"
+                           % (r["speech_seconds"], r["speech_without_words"], r["speech_without_words_reference"]))
+        details.append("speech asked again: %s" % (
+            "recovery off" if recovery_off(run) else "no record" if r["asked_again"] is None
+            else "%d times (%d came back without words again, %d failed), %d words recovered"
+            % (r["asked_again"], r["asked_again_empty"], r["asked_failed"], r["words_recovered"])))
         details += ["note: " + n for n in notes] + lines + [""]
         shown = ["note: " + n for n in notes]
-        for kind in ("unfaithful", "doubled", "inserted at a cut", "dropped", "added . ? !", "lost . ? !", "start > 1 s off", "out of order", "word > 1 s off"):
+        for kind in ("unfaithful", "doubled", "inserted at a cut", "dropped", "added . ? !", "lost . ? !", "start > 1 s off", "out of order", "word > 1 s off",
+                     "speech without words"):
             shown += ["%s: %s" % (kind, e) for e in examples_of.get(kind, [])]
         if shown:
             printed.append("- " + name + ":\n" + "\n".join("  - " + s for s in shown))
@@ -1005,6 +1218,79 @@ def self_test():
             json.dump([{"chapter_index": 0, "index": 0, "start_seconds": 0, "end_seconds": 20.75, "state": "succeeded"},
                        {"chapter_index": 0, "index": 1, "start_seconds": 19.25, "end_seconds": 35, "state": "succeeded"}], f)
         check(load_cuts(path) == {1: [20.0]}, "cuts")
+        # rows exported without `speech` (an older bench): no figure, not zero
+        check(load_speech(path) is None, "no speech column: None")
+        # the union of the chunks' speech, each clipped to its chunk; a chunk without speech and
+        # a split one are left out
+        with open(path, "w") as f:
+            json.dump([{"chapter_index": 0, "index": 0, "start_seconds": 0, "end_seconds": 20.75, "state": "succeeded",
+                        "speech": [[1.0, 5.0], [18.0, 21.5]]},
+                       {"chapter_index": 0, "index": 1, "start_seconds": 19.25, "end_seconds": 35, "state": "succeeded",
+                        "speech": [[19.25, 24.0]]},
+                       {"chapter_index": 0, "index": 2, "start_seconds": 35, "end_seconds": 50, "state": "succeeded", "speech": None},
+                       {"chapter_index": 1, "index": 0, "start_seconds": 50, "end_seconds": 70, "state": "split",
+                        "speech": [[50.0, 70.0]]},
+                       {"chapter_index": 1, "index": 1, "start_seconds": 50, "end_seconds": 60, "state": "succeeded",
+                        "speech": [[52.0, 58.0]]}], f)
+        check(load_speech(path) == {1: [(1.0, 5.0), (18.0, 24.0)], 2: [(52.0, 58.0)]}, "speech union: %r" % (load_speech(path),))
+
+        # the worker's log: JSON lines, and swift-log's plain lines
+        log = os.path.join(tmp, "worker.log")
+        with open(log, "w") as f:
+            f.write('{"level":"info","message":"transcribed chunk","words":"40"}\n')
+            f.write('{"chunk.index":"2","level":"info","message":"%s","span_end":"31.20","span_start":"29.70","words":"5"}\n' % RECOVERED)
+            f.write('2026-11-27T15:17:47+0000 info steno.worker : chunk.index=3 words=3 [StenoWorker] %s\n' % RECOVERED)
+            f.write('{"level":"notice","message":"%s; it stays so"}\n' % EMPTY_AGAIN)
+            f.write('{"level":"warning","message":"%s; keeping the answer as it is"}\n' % ASK_FAILED)
+            f.write('not a log line\n')
+        check(recovery_counts(log) == dict(words_recovered=8, asked_recovered=2, asked_empty=1, asked_failed=1),
+              "recovery counts: %r" % (recovery_counts(log),))
+        check(recovery_counts(os.path.join(tmp, "missing.log")) is None, "no log")
+        r = {}
+        speech_figures(r, {"recover_speech": "on"}, None, {}, {}, log)
+        check(r["speech_without_words"] is None and r["words_recovered"] == 8 and r["asked_again"] == 3
+              and r["asked_failed"] == 1, "figures from the log: %r" % (r,))
+        speech_figures(r, {"recover_speech": "off"}, None, {}, {}, log)
+        check(r["words_recovered"] is None and r["asked_again"] is None, "recovery off: no figures")
+
+    # 7. speech without words. Speech 10-20 s; words every 0.5 s from 10 s, the last ending at
+    # 18.0 s: 2 s of speech after it, less the 0.3 s a word's reach covers.
+    speech = {1: [(10.0, 20.0)]}
+    early = _segments(" ".join(["word"] * 16), start=10.0, step=0.5)   # last word 17.5-17.9
+    early[-1]["tokens"][-1] = ("word", 17.5, 18.0)
+    seconds, spans = uncovered_speech(speech, {1: steno_cover(early)})
+    check(abs(seconds - 1.7) < 1e-9 and len(spans) == 1 and abs(spans[0][1] - 18.3) < 1e-9, "words stop 2 s early: %r" % (spans,))
+    full = _segments(" ".join(["word"] * 20), start=10.0, step=0.5)      # last word 19.5-19.9
+    check(uncovered_speech(speech, {1: steno_cover(full)})[0] == 0, "fully covered")
+    # gaps between words under 1 s of speech are not counted; pieces less than 1 s apart join
+    gappy = [("a", 10.0, 10.5), ("b", 11.9, 12.4), ("c", 13.2, 20.0)]   # 10.8-11.6: 0.8 s alone
+    check(uncovered_speech(speech, {1: word_cover(gappy)})[0] == 0, "a gap of 0.8 s is not counted")
+    gappy = [("a", 10.0, 10.5), ("b", 11.6, 11.7), ("c", 12.5, 20.0)]   # 10.8-11.3 and 12.0-12.2: 0.5 + 0.2 s
+    check(uncovered_speech(speech, {1: word_cover(gappy)})[0] == 0, "0.7 s in two pieces is not counted")
+    gappy = [("a", 10.0, 10.5), ("b", 11.7, 11.8), ("c", 12.7, 20.0)]   # 10.8-11.4 and 12.1-12.4: 0.6 + 0.3 s, 0.7 s apart
+    check(uncovered_speech(speech, {1: word_cover(gappy)})[0] == 0, "0.9 s in two pieces is not counted")
+    gappy = [("a", 10.0, 10.5), ("b", 11.8, 11.9), ("c", 12.9, 20.0)]   # 10.8-11.5 and 12.2-12.6: 0.7 + 0.4 s, 0.7 s apart
+    seconds, spans = uncovered_speech(speech, {1: word_cover(gappy)})
+    check(abs(seconds - 1.1) < 1e-9 and len(spans) == 1, "1.1 s in two pieces joined: %r" % (spans,))
+    # ... but only where there is speech: a pause between words is not missing words
+    seconds, _ = uncovered_speech({1: [(10.0, 10.5), (12.9, 20.0)]}, {1: word_cover(gappy)})
+    check(seconds == 0, "a pause between words")
+    # no word times: the segment's span, widened by 0.5 s
+    untimed = [{"start": 10.0, "end": 16.0, "tokens": [("some", None, None), ("words", None, None)]},
+               {"start": 16.5, "end": 17.0, "tokens": [("-", None, None)]}]     # no word: covers nothing
+    seconds, spans = uncovered_speech(speech, {1: steno_cover(untimed)})
+    check(abs(seconds - 3.5) < 1e-9 and abs(spans[0][1] - 16.5) < 1e-9, "untimed segments: %r" % (spans,))
+    # a chapter without a transcript: all its speech
+    check(uncovered_speech({1: [(0.0, 4.0)], 2: [(40.0, 41.5)]}, {1: word_cover([("a", 0.0, 4.0)])})[0] == 1.5,
+          "a chapter without words")
+    # the figures of a run, Steno's and the one-shot reference's against the same speech
+    r = {}
+    one_shot = [("w%d" % k, 10.0 + 0.5 * k, 10.4 + 0.5 * k) for k in range(20)]   # the last 19.5-19.9
+    lines = speech_figures(r, {}, speech, {1: early}, {1: one_shot}, None)
+    check(abs(r["speech_without_words"] - 1.7) < 1e-9 and r["speech_without_words_reference"] == 0
+          and r["speech_seconds"] == 10.0 and r["words_recovered"] is None, "run figures: %r" % (r,))
+    check(len(lines) == 1 and "18.30-20.00" in lines[0] and "one-shot heard there: 'w16 w17 w18 w19'" in lines[0],
+          "the span and what the one-shot heard there: %r" % (lines,))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ end, voice, text, over}] and `nonspeech` [{start, end, label}], which together t
 Each RUN_DIR holds run.json (written by bench/quality/quality: speech_detection, speedup,
 shape, granularities, chunk_seconds, episode, wall_seconds, media_id and the chunk figures read
 from the database: paid_seconds, detected_speech_seconds, usage_seconds, chunks,
-uploaded_chunks, skipped_chunks; sent_seconds) and transcript.json (`steno transcript ID
---format json`).
+uploaded_chunks, skipped_chunks; sent_seconds; recover_speech), transcript.json (`steno
+transcript ID --format json`) and, when there, chunks.json (the chunk rows, with each chunk's
+detected `speech`) and worker.log.
 
 Words are lowercase letters, digits and apostrophes; anything else separates words (as Steno's
 HallucinationPhrases.normalized does: "forty-two" is "forty two"). A segment with a "flag" (a
@@ -55,13 +56,28 @@ Per run:
 - segments spanning non-speech: unflagged segments whose [start, end] covers more than 2 s of
   non-speech;
 - WER: (substitutions + deletions + insertions) / ground-truth words, all unflagged words in
-  order against the episode's `text`.
+  order against the episode's `text`;
+- speech without words: seconds of the speech the worker's detector found (the union of the
+  chunks' `speech`, only chunks that have it) that lie more than 0.3 s from every unflagged word
+  with its own times (0.5 s from the segment's [start, end] when the segment has none), counted
+  in spans of uncovered pieces joined across gaps under 1 s that hold at least 1 s of speech:
+  bench/fidelity/compare.py's measure (imported from there), the worker's SpeechCoverage test;
+  None when chunks.json has no `speech`;
+- words recovered, asked again: from worker.log, the words the worker put in place of speech an
+  answer had left without any, and how many spans it asked for again (compare.py's
+  recovery_counts); None without a log or with recovery off.
 """
 
 import argparse
 import json
 import os
 import sys
+
+# Speech without words and the worker log's recovery counts: the fidelity bench's measure, one
+# definition for both benches (standard library only, as this file).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fidelity"))
+from compare import (SEGMENT_REACH, WORD_REACH, load_speech, recovery_counts,  # noqa: E402
+                     speech_without_words)
 
 EDGE_TOLERANCE = 0.25 # seconds: a word's middle must lie deeper than this in non-speech to be outside speech
 OFF_LIMIT = 1.0       # seconds: a segment start further than this from its first word is "off"
@@ -159,10 +175,11 @@ def load_truth(episode):
     """The ground truth: ref words [(word, sentence index, index in sentence)], sentences
     [(start, end, word count)], non-speech [(start, end, label)] (pauses left out), true speech
     seconds, duration, notes."""
-    sentences, ref, notes = [], [], []
+    sentences, ref, notes, texts = [], [], [], []
     for si, s in enumerate(episode["sentences"]):
         toks = tokens(s["text"])
         sentences.append((float(s["start"]), float(s["end"]), len(toks)))
+        texts.append(s["text"])
         ref += [(t, si, k) for k, t in enumerate(toks)]
     if "text" in episode and tokens(episode["text"]) != [w for w, _, _ in ref]:
         notes.append("the ground truth's text is not its sentences' words; the sentences are used")
@@ -179,7 +196,7 @@ def load_truth(episode):
     nonspeech.sort()
     speech = sum(e - s for s, e, _ in sentences)
     duration = float(episode.get("duration") or 0.0)
-    return dict(ref=ref, sentences=sentences, nonspeech=nonspeech, speech=speech,
+    return dict(ref=ref, sentences=sentences, texts=texts, nonspeech=nonspeech, speech=speech,
                 stretches=stretches(nonspeech, duration), duration=duration, notes=notes)
 
 
@@ -414,6 +431,43 @@ def score(truth, segments):
     return r
 
 
+def covered_by(segments):
+    """What the unflagged segments account for: each word with its own times widened by
+    WORD_REACH, a segment without them (times spread here, not heard) widened by SEGMENT_REACH."""
+    out = []
+    for s in segments:
+        if s["flag"] is not None or not s["tokens"]:
+            continue
+        if s["timed"]:
+            out += [(a - WORD_REACH, max(a, b) + WORD_REACH) for _, a, b in s["tokens"]]
+        else:
+            out.append((s["start"] - SEGMENT_REACH, max(s["start"], s["end"]) + SEGMENT_REACH))
+    return out
+
+
+def speech_figures(r, truth, speech, segments, log_path):
+    """Adds speech without words (seconds and spans, with the sentences they lie in) and the
+    worker's recovery counts to the figures r. speech: {chapter: [(start, end)]} or None."""
+    if speech is None:
+        r.update(speech_without_words_seconds=None, speech_without_words=[])
+    else:
+        seconds, spans = speech_without_words([p for pieces in speech.values() for p in pieces], covered_by(segments))
+        found = []
+        for start, end, inside in spans:
+            said = [truth["texts"][k] for k, (a, b, _) in enumerate(truth["sentences"]) if a < end and b > start]
+            found.append(dict(start=round(start, 3), end=round(end, 3), seconds=round(inside, 3),
+                              where=where(truth, (start + end) / 2), said=" / ".join(said)))
+        r.update(speech_without_words_seconds=round(seconds, 3), speech_without_words=found)
+    counts = recovery_counts(log_path)
+    off = str(r.get("recover_speech", "on")).lower() == "off"
+    if counts is None or off or ("recover_speech" not in r and not any(counts.values())):
+        # No log, recovery off, or a run from before the option with no sign of it in its log.
+        r.update(words_recovered=None, asked_again=None, asked_again_empty=None, asked_again_failed=None)
+    else:
+        r.update(words_recovered=counts["words_recovered"], asked_again=counts["asked_recovered"] + counts["asked_empty"],
+                 asked_again_empty=counts["asked_empty"], asked_again_failed=counts["asked_failed"])
+
+
 def score_run(directory, episodes_dir):
     with open(os.path.join(directory, "run.json")) as f:
         run = json.load(f)
@@ -435,6 +489,8 @@ def score_run(directory, episodes_dir):
     sent = r.get("sent_seconds")
     r["sent_over_speech"] = round(sent / truth["speech"], 3) if sent is not None and truth["speech"] else None
     r["notes"] = truth["notes"] + notes + list(run.get("notes") or [])
+    speech_figures(r, truth, load_speech(os.path.join(directory, "chunks.json")), segments,
+                   os.path.join(directory, "worker.log"))
     return r
 
 
@@ -450,15 +506,16 @@ def fmt(value, digits=1):
     return str(value)
 
 
-COLUMNS = ["detection", "speedup", "shape", "chunk s", "episode", "wall s", "words", "WER %", "sub/del/ins",
+COLUMNS = ["detection", "recovery", "speedup", "shape", "chunk s", "episode", "wall s", "words", "WER %", "sub/del/ins",
            "words outside speech", "flagged words (over speech)", "invented phrases (words)",
            "inserted in speech (words)", "paid s", "usage s", "sent s", "detected speech s", "true speech s",
            "paid / true speech", "sent / true speech", "segments",
-           "starts > 1 s off (max s)", "> 1 s from sentence start (max s)", "spanning > 2 s non-speech"]
+           "starts > 1 s off (max s)", "> 1 s from sentence start (max s)", "spanning > 2 s non-speech",
+           "speech s without words", "words recovered", "asked again"]
 
 
 def row(r, total=False):
-    return [r.get("speech_detection", "on"), "%g" % r.get("speedup", 1.0), r["shape"], fmt(r["chunk_seconds"], 0),
+    return [r.get("speech_detection", "on"), r.get("recover_speech", "on"), "%g" % r.get("speedup", 1.0), r["shape"], fmt(r["chunk_seconds"], 0),
             r["episode"], fmt(r.get("wall_seconds")), str(r["words"]), fmt(r["wer"]),
             "%d/%d/%d" % (r["sub"], r["dele"], r["ins"]), str(r["words_outside_speech"]),
             "%d (%d)" % (r["flagged_words"], r["flagged_words_over_speech"]),
@@ -469,7 +526,10 @@ def row(r, total=False):
             fmt(r.get("paid_over_speech"), 2), fmt(r.get("sent_over_speech"), 2), str(r["segments"]),
             "%d/%d (%s)" % (r["starts_over_1s"], r["segments_matched"], fmt(r["max_start_off_seconds"], 2)),
             "%d (%s)" % (r["starts_over_1s_sentence"], fmt(r["max_start_off_sentence_seconds"], 2)),
-            "%d (%s)" % (r["segments_spanning_nonspeech"], fmt(r["max_nonspeech_in_segment_seconds"], 1))]
+            "%d (%s)" % (r["segments_spanning_nonspeech"], fmt(r["max_nonspeech_in_segment_seconds"], 1)),
+            fmt(r.get("speech_without_words_seconds")), fmt(r.get("words_recovered")),
+            "-" if r.get("asked_again") is None
+            else "%d%s" % (r["asked_again"], " (%d failed)" % r["asked_again_failed"] if r.get("asked_again_failed") else "")]
 
 
 def table(rows):
@@ -479,13 +539,14 @@ def table(rows):
 
 
 def totals(results):
-    """Each (detection, speed-up, shape, chunk length) over its episodes: counts summed, WER
-    pooled, paid and sent over true speech pooled, maxima of maxima."""
+    """Each (detection, recovery, speed-up, shape, chunk length) over its episodes: counts
+    summed, WER pooled, paid and sent over true speech pooled, maxima of maxima."""
     groups = {}
     for r in results:
-        groups.setdefault((r.get("speech_detection", "on"), r.get("speedup", 1.0), r["shape"], r["chunk_seconds"]), []).append(r)
+        groups.setdefault((r.get("speech_detection", "on"), r.get("recover_speech", "on"), r.get("speedup", 1.0), r["shape"],
+                           r["chunk_seconds"]), []).append(r)
     out = []
-    for (mode, speedup, shape, seconds), rs in groups.items():
+    for (mode, recovery, speedup, shape, seconds), rs in groups.items():
         def total(key):
             return sum(x[key] for x in rs)
 
@@ -497,7 +558,7 @@ def totals(results):
             values = [x.get(key) for x in rs]
             return None if any(v is None for v in values) else round(sum(values), 3)
 
-        t = dict(speech_detection=mode, speedup=speedup, shape=shape, chunk_seconds=seconds,
+        t = dict(speech_detection=mode, recover_speech=recovery, speedup=speedup, shape=shape, chunk_seconds=seconds,
                  episode=",".join(x["episode"] for x in rs), wall_seconds=add("wall_seconds"))
         for key in ("words", "ref_words", "sub", "dele", "ins", "words_outside_speech", "flagged_words",
                     "flagged_words_over_speech", "invented_segments", "invented_words", "segments",
@@ -511,6 +572,8 @@ def totals(results):
         t["usage_seconds"] = add("usage_seconds")
         t["sent_seconds"] = add("sent_seconds")
         t["detected_speech_seconds"] = add("detected_speech_seconds")
+        for key in ("speech_without_words_seconds", "words_recovered", "asked_again", "asked_again_empty", "asked_again_failed"):
+            t[key] = add(key)
         t["truth_speech_seconds"] = round(total("truth_speech_seconds"), 3)
         t["paid_over_speech"] = (round(t["paid_seconds"] / t["truth_speech_seconds"], 3)
                                  if t["paid_seconds"] is not None and t["truth_speech_seconds"] else None)
@@ -553,6 +616,17 @@ def details(r):
     lines.append("segments spanning more than 2 s of non-speech (%d):" % r["segments_spanning_nonspeech"])
     for x in r["spanning"]:
         lines.append("  %8.2f-%8.2f  %.2f s of %s: %r" % (x["start"], x["end"], x["nonspeech_seconds"], ",".join(x["labels"]), x["text"]))
+    if r.get("speech_without_words_seconds") is None:
+        lines.append("speech without words: no figure (chunks.json has no `speech`)")
+    else:
+        lines.append("speech without words, more than %.1f s from every word (%.1f s from a segment without word times), "
+                     "in spans of 1 s or more (%.2f s):" % (WORD_REACH, SEGMENT_REACH, r["speech_without_words_seconds"]))
+    for x in r.get("speech_without_words") or []:
+        lines.append("  %8.2f-%8.2f  %.2f s of speech, %-10s said: %r" % (x["start"], x["end"], x["seconds"], x["where"], x["said"]))
+    lines.append("speech asked again: %s" % (
+        "recovery off" if str(r.get("recover_speech", "on")).lower() == "off" else "no record" if r.get("asked_again") is None
+        else "%d times (%d came back without words again, %d failed), %d words recovered"
+        % (r["asked_again"], r["asked_again_empty"], r["asked_again_failed"], r["words_recovered"])))
     lines.append("")
     return "\n".join(lines)
 
@@ -570,6 +644,8 @@ def examples(r, count):
         out.append("  start %.2f s is %+.2f s from %r: %r" % (x["start"], x["off"], x["word"], x["text"][:60]))
     for x in r["spanning"][:count]:
         out.append("  segment %.2f-%.2f s spans %.1f s of %s: %r" % (x["start"], x["end"], x["nonspeech_seconds"], ",".join(x["labels"]), x["text"][:80]))
+    for x in (r.get("speech_without_words") or [])[:count]:
+        out.append("  speech without words %.2f-%.2f s (%.1f s, %s): %r" % (x["start"], x["end"], x["seconds"], x["where"], x["said"][:80]))
     if out:
         out.insert(0, "%s:" % r.get("name", r["shape"]))
     for note in r["notes"]:
@@ -758,6 +834,57 @@ def self_test(episode_path=None):
     check("totals: speed-ups", [(x["speedup"], x["episode"], x["sent_seconds"], x["usage_seconds"]) for x in t],
           [(1.0, "x", 10.0, 11.0), (2.0, "x,y", 10.0, None)])
     check("totals: sent / speech", t[1]["sent_over_speech"], round(10.0 / 18.0, 3))
+
+    # Speech without words: the detector's speech is the three sentences (chunks' `speech`
+    # clipped to each chunk, their overlap joined). All of it covered: 0.
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        chunks = os.path.join(tmp, "chunks.json")
+        with open(chunks, "w") as f:
+            json.dump([dict(chapter_index=0, index=0, start_seconds=0.0, end_seconds=11.0, state="succeeded",
+                            speech=[[5.0, 9.0], [9.5, 13.0]]),
+                       dict(chapter_index=0, index=1, start_seconds=10.0, end_seconds=30.0, state="succeeded",
+                            speech=[[10.0, 13.0], [13.6, 15.0]])], f)
+        speech = load_speech(chunks)
+        check("speech union", speech, {1: [(5.0, 9.0), (9.5, 13.0), (13.6, 15.0)]})
+        for with_words in (True, False):
+            r = {}
+            speech_figures(r, truth, speech, load_export(fake_export(episode, with_words))[0], None)
+            check("all covered (%s)" % with_words, (r["speech_without_words_seconds"], r["words_recovered"]), (0.0, None))
+            # "Goodbye for now." (13.6-15.0) held back: 1.4 s of speech without words, more than
+            # 0.3 s from "today." (ending at 13.0), and 0.5 s from its segment without word times.
+            ex = fake_export(episode, with_words)
+            ex["chapters"][0]["segments"][-1]["flag"] = "no_speech"
+            r = {}
+            speech_figures(r, truth, speech, load_export(ex)[0], None)
+            check("last sentence without words (%s)" % with_words,
+                  [(x["start"], x["end"], x["seconds"], x["said"]) for x in r["speech_without_words"]],
+                  [(13.6, 15.0, 1.4, "Goodbye for now.")])
+            check("last sentence seconds (%s)" % with_words, r["speech_without_words_seconds"], 1.4)
+        # Rows without `speech` (an older run): no figure.
+        with open(chunks, "w") as f:
+            json.dump([dict(chapter_index=0, index=0, start_seconds=0.0, end_seconds=30.0, state="succeeded")], f)
+        r = {}
+        speech_figures(r, truth, load_speech(chunks), load_export(fake_export(episode))[0], None)
+        check("no speech column", r["speech_without_words_seconds"], None)
+        check("no speech column: row", row(dict(a, **r))[-3:], ["-", "-", "-"])
+        # The worker's log: words recovered and asks.
+        log = os.path.join(tmp, "worker.log")
+        with open(log, "w") as f:
+            f.write('{"level":"info","message":"recovered words for speech the answer had left without any","words":"4"}\n')
+            f.write('{"level":"notice","message":"speech left without words came back without words again; it stays so"}\n')
+        r = dict(recover_speech="on")
+        speech_figures(r, truth, speech, load_export(fake_export(episode))[0], log)
+        check("recovered", (r["words_recovered"], r["asked_again"], r["asked_again_empty"]), (4, 2, 1))
+        check("recovered: row", row(dict(a, **r))[-3:], ["0.0", "4", "2"])
+        r = dict(recover_speech="off")
+        speech_figures(r, truth, speech, load_export(fake_export(episode))[0], log)
+        check("recovery off", (r["words_recovered"], r["asked_again"]), (None, None))
+        t = totals([dict(a, speech_without_words_seconds=1.4, words_recovered=4, asked_again=2),
+                    dict(a, episode="y", speech_without_words_seconds=0.5, words_recovered=1, asked_again=1),
+                    dict(a, recover_speech="off", speech_without_words_seconds=3.0)])
+        check("totals: recovery", [(x["recover_speech"], x["speech_without_words_seconds"], x["words_recovered"], x["asked_again"]) for x in t],
+              [("on", 1.9, 5, 3), ("off", 3.0, None, None)])
 
     if episode_path:
         with open(episode_path) as f:
