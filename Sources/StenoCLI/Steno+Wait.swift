@@ -50,12 +50,6 @@ extension Steno {
         /// Up to a year.
         private var timeoutSeconds: Double? { get throws { try timeout.map { try FlagValue.seconds($0, "--timeout", in: 0.001...31_536_000) } } }
 
-        private struct Outcome: Encodable {
-            var media: [MediaProgress]
-            var deleted: [Int64]
-            var timedOut: Bool
-        }
-
         func run() async throws {
             let timeout = try timeoutSeconds
             try await CLIFailure.reporting {
@@ -79,35 +73,14 @@ extension Steno {
             }
         }
 
-        private func follow(_ ids: [Int64], store: AdminStore, timeout: Double?) async throws -> Outcome {
-            let pollInterval = try pollSeconds
+        private func follow(_ ids: [Int64], store: AdminStore, timeout: Double?) async throws -> WaitFollower.Outcome {
             let signal = Wakeup()
             let listening = try listen(signal: signal)
             defer { listening.cancel() }
             let display = WaitProgressDisplay(style: json ? .silent : (plain || !WaitProgressDisplay.standardOutputIsTerminal ? .lines : .bars))
-            let clock = ContinuousClock()
-            let deadline = timeout.map { clock.now + .milliseconds(Int64($0 * 1000)) }
-            let minimumRefresh = Duration.milliseconds(250)
-            while true {
-                let refreshed = clock.now
-                let progress = try await store.progress(of: ids)
-                let deleted = ids.filter { id in !progress.contains { $0.mediaID == id } }
-                display.update(progress, deleted: deleted)
-                if progress.allSatisfy({ $0.state.isFinished }) {
-                    return Outcome(media: progress, deleted: deleted, timedOut: false)
-                }
-                var wait = Duration.milliseconds(Int64(pollInterval * 1000))
-                if let deadline {
-                    guard clock.now < deadline else { return Outcome(media: progress, deleted: deleted, timedOut: true) }
-                    wait = min(wait, deadline - clock.now)
-                }
-                await signal.wait(timeout: wait)
-                // Busy workers notify many times a second; one refresh per quarter second is plenty.
-                let elapsed = clock.now - refreshed
-                if elapsed < minimumRefresh {
-                    try? await Task.sleep(for: minimumRefresh - elapsed)
-                }
-            }
+            let follower = WaitFollower(
+                pollInterval: .milliseconds(Int64(try pollSeconds * 1000)), timeout: timeout.map { .milliseconds(Int64($0 * 1000)) })
+            return try await follower.follow(ids, wakeup: signal, progress: { try await store.progress(of: $0) }, show: { display.update($0, deleted: $1) })
         }
 
         /// Signals on every notification; when listening fails, polling alone carries on.

@@ -13,33 +13,33 @@ struct SpeechRecoveryEndToEndTests {
     /// The first ask of every chunk is answered with three words at its start, as a backend that
     /// lost the rest; an ask for a span alone (it has a prompt) with `recovered`.
     static func forgetfulBackend(recovered: String?) throws -> FaultServer {
-        try FaultServer { _, _ in
-            .echo(status: 200) { request in
-                guard request.field("prompt") != nil else {
-                    return ([("Content-Type", "application/json")], #"""
-                        {"text":"Alpha bravo charlie.","segments":[{"id":0,"start":0.4,"end":1.6,"text":"Alpha bravo charlie.","no_speech_prob":0.01,"avg_logprob":-0.2}],
-                         "words":[{"word":"Alpha","start":0.4,"end":0.8},{"word":"bravo","start":0.8,"end":1.2},{"word":"charlie.","start":1.2,"end":1.6}]}
-                        """#)
-                }
-                guard let recovered else { return ([("Content-Type", "application/json")], #"{"text":"","segments":[],"words":[]}"#) }
-                let words = recovered.split(separator: " ").enumerated().map { index, word in
-                    #"{"word":"\#(word)","start":\#(1.1 + Double(index) * 0.3),"end":\#(1.35 + Double(index) * 0.3)}"#
-                }
-                return ([("Content-Type", "application/json")], #"""
-                    {"text":"\#(recovered)","segments":[{"id":0,"start":1.1,"end":2.0,"text":"\#(recovered)","no_speech_prob":0.01,"avg_logprob":-0.2}],
-                     "words":[\#(words.joined(separator: ","))]}
-                    """#)
-            }
+        try FaultServer { _, _ in .echo(status: 200) { request in forgetfulAnswer(request, recovered: recovered) } }
+    }
+
+    static func forgetfulAnswer(_ request: RecordedRequest, recovered: String?) -> (headers: [(String, String)], body: String) {
+        guard request.field("prompt") != nil else {
+            return ([("Content-Type", "application/json")], #"""
+                {"text":"Alpha bravo charlie.","segments":[{"id":0,"start":0.4,"end":1.6,"text":"Alpha bravo charlie.","no_speech_prob":0.01,"avg_logprob":-0.2}],
+                 "words":[{"word":"Alpha","start":0.4,"end":0.8},{"word":"bravo","start":0.8,"end":1.2},{"word":"charlie.","start":1.2,"end":1.6}]}
+                """#)
         }
+        guard let recovered else { return ([("Content-Type", "application/json")], #"{"text":"","segments":[],"words":[]}"#) }
+        let words = recovered.split(separator: " ").enumerated().map { index, word in
+            #"{"word":"\#(word)","start":\#(1.1 + Double(index) * 0.3),"end":\#(1.35 + Double(index) * 0.3)}"#
+        }
+        return ([("Content-Type", "application/json")], #"""
+            {"text":"\#(recovered)","segments":[{"id":0,"start":1.1,"end":2.0,"text":"\#(recovered)","no_speech_prob":0.01,"avg_logprob":-0.2}],
+             "words":[\#(words.joined(separator: ","))]}
+            """#)
     }
 
     /// episode-short through an in-process worker with 20 s chunks against `backend`; `body`
     /// gets the media once it succeeded.
     static func transcribe(
-        with backend: FaultServer, configure: (inout WorkerConfiguration) -> Void = { _ in },
+        with backend: FaultServer, audio: URL? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in },
         _ body: (PostgresClient, Int64) async throws -> Void
     ) async throws {
-        let (audio, _) = try EpisodeTruth.load("episode-short")
+        let audio = try audio ?? EpisodeTruth.load("episode-short").audio
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
@@ -119,6 +119,33 @@ struct SpeechRecoveryEndToEndTests {
             #expect(Set(audio).count == again.count)
             #expect(again.allSatisfy { $0.field("prompt")?.hasSuffix("Alpha bravo charlie.") == true })
             #expect(chunks.allSatisfy { $0.text == "Alpha bravo charlie." && $0.words == 3 })
+        }
+    }
+
+    @Test("a recording that cannot be read again for the span keeps the answer it has")
+    func sourceGoneBeforeTheSpan() async throws {
+        // The backend removes the recording when the chunk's first ask arrives: the span's audio
+        // cannot be encoded, and the chunk's answer, already paid for, is kept as it is.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("steno-gone-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The first stretch of speech alone (10-28 s of the episode), so that the recording is one chunk.
+        let copy = folder.appendingPathComponent("episode.flac")
+        let cut = try await ChildProcess.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-ss", "9", "-t", "20", "-i", try EpisodeTruth.load("episode-short").audio.path, copy.path,
+        ])
+        try #require(cut.status == 0, "\(cut.standardError)")
+        let backend = try FaultServer { _, _ in
+            .echo(status: 200) { request in
+                try? FileManager.default.removeItem(at: copy)
+                return Self.forgetfulAnswer(request, recovered: "Delta echo foxtrot.")
+            }
+        }
+        try await Self.transcribe(with: backend, audio: copy, configure: { $0.planner.targetDuration = MediaTime(seconds: 60) }) { client, mediaID in
+            let chunks = try await Self.stored(client, mediaID)
+            #expect(chunks.count == 1)
+            #expect(chunks.first?.text == "Alpha bravo charlie.")
+            #expect(backend.requests.count == 1, "nothing asked again without its audio")
         }
     }
 

@@ -19,8 +19,19 @@ struct WorkerIdleTests {
     /// statement the worker sends, by what it is; the test's own reads are left out by name.
     private func statements(_ db: WorkerTestDatabase, of workerID: String, over beats: Int) async throws -> [String: Int64] {
         try await db.client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        try await db.client.query(
-            "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
+        // Counted from a moment when no other session of the database is inside a statement or
+        // a transaction, checked in the statement that resets the counts: a transaction of the
+        // worker's begun before the reset would show as a lone COMMIT (a CI run saw one).
+        try await poll(until: {
+            try await !db.client.query(
+                """
+                SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0) AS reset
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle')
+                """
+            ).isEmpty
+        }, "a moment with no statement or transaction under way")
         try await db.waitForHeartbeats(beats, of: workerID)
         let rows = try await db.client.query(
             """

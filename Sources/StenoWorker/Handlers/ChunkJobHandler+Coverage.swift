@@ -29,15 +29,24 @@ extension ChunkJobHandler {
             let encode: @Sendable () async throws -> [UInt8] = { [extraction, format, speedup] in
                 try await extraction.run { try await file.encode(windowRange, format: format, speed: speedup).data }
             }
-            let bytes = try await encode()
+            let metadata: Logger.Metadata = [
+                "chunk.index": "\(chunk.index)", "span_start": "\(Self.rounded(span.lowerBound))", "span_end": "\(Self.rounded(span.upperBound))",
+            ]
+            let bytes: [UInt8]
+            do {
+                bytes = try await encode()
+            } catch let error as MediaError where error.code != .cancelled {
+                // The chunk's answer is paid for: a source that fails now (a network blip on an
+                // http source) costs the span, not the answer.
+                metrics.recordSpeechAskedAgain(.failed, words: 0)
+                context.logger.warning("could not encode speech left without words to ask again; keeping the answer as it is", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                continue
+            }
             var again = TranscriptionRequest(
                 upload: UploadAudio(bytes, remake: encode), format: audioFormat, duration: .seconds((window.upperBound - window.lowerBound) / speedup),
                 language: chunk.language, prompt: coverage.prompt(for: span, in: filled, chunk: range, speech: speech, mediaPrompt: chunk.prompt),
                 model: chunk.model)
             again.beforeEachRequest = request.beforeEachRequest
-            let metadata: Logger.Metadata = [
-                "chunk.index": "\(chunk.index)", "span_start": "\(Self.rounded(span.lowerBound))", "span_end": "\(Self.rounded(span.upperBound))",
-            ]
             let heard: TranscriptionResult
             do {
                 heard = try await requests.withPermit(classify: Self.congestion) {
