@@ -84,16 +84,24 @@ struct TranscriptMergerRepeatTests {
         #expect(words == "the Kingsford Gazette. Farmers from Ashby March began taking their grain to Kingsford instead of the market.".split(separator: " ").map(String.init))
     }
 
-    @Test("text-only sides with no words alike are cut at the overlap's middle, not written twice")
-    func untimedWithoutAgreementIsNotDoubled() {
-        // Words of one length, so that the layout's estimates are the reading's times.
+    @Test("text-only sides with no words alike keep their words: estimated times place no seam")
+    func untimedWithoutAgreementKeepsTheWords() {
         let text = "cat dog cow pig hen fox elk owl bat rat ant bee"
         let reading = Self.spoken(text)
         // The overlap, 41.4...42.6 s, holds "hen fox elk", which the left side heard otherwise.
         var chunks = Self.chunks(reading, leftEnd: 42.6, rightStart: 41.4, timed: false)
         chunks[0].text = chunks[0].text.replacingOccurrences(of: "hen fox", with: "her fog")
-        let words = Self.merged(chunks)
-        #expect(words == "cat dog cow pig her fox elk owl bat rat ant bee", "\(words)")
+        #expect(Self.merged(chunks) == "cat dog cow pig her fog hen fox elk owl bat rat ant bee")
+    }
+
+    @Test("one long word that is both sides' edge aligns them; the same word elsewhere does not")
+    func edgeWordAlone() {
+        // "...for 20 minutes. Thomas." | "Thomas Scott, a cup of tea": the overlap holds one word.
+        for timed in [true, false] {
+            let reading = Self.spoken("the train stopped for twenty minutes. Thomas Scott, a cup of tea for three dollars.")
+            let chunks = Self.chunks(reading, leftEnd: 42.8, rightStart: 42.35, timed: timed)
+            #expect(Self.merged(chunks) == "the train stopped for twenty minutes. Thomas Scott, a cup of tea for three dollars.", "timed: \(timed)")
+        }
     }
 
     @Test("the slack for estimated times is a few words' length, never under 2 s")

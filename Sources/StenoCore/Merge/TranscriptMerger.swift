@@ -11,9 +11,10 @@ import StenoInfrastructure
 /// times, agree in time too) wins, and the seam goes in the middle of the agreeing words, so
 /// each edge word comes from the side that heard it whole. The alignment is bounded by time
 /// (only words near the overlap, agreeing words close in time) and needs more than one word to
-/// agree. When the text finds no agreement, words are cut at the middle of the overlap by their
-/// times (estimated ones for text-only answers). Chunks that came back empty are skipped, and
-/// their neighbours keep all their words.
+/// agree, or one long word that is both sides' edge. When the text finds no agreement, timed
+/// words are cut at the middle of the overlap and text-only ones are kept; either way an edge
+/// word one side heard cut off gives way to the whole one. Chunks that came back empty are
+/// skipped, and their neighbours keep all their words.
 ///
 /// Words without times (backends that answer text only) are laid over the speech the planner
 /// measured in the chunk, sentence ends in its pauses (`UntimedWordLayout`), so that sentence
@@ -126,10 +127,15 @@ public struct TranscriptMerger: Sendable {
                     run += 1
                     longestRun = max(longestRun, run)
                 }
-                // More than one word must agree: one word alike on both sides, even a long one,
-                // is as likely a word the text says twice as the overlap. One whole word beside
-                // an edge word heard cut off ("to Kings" and "to Kingsford") is two.
-                guard exact.count >= 2 || (exact.count == 1 && longestRun >= 2) else { continue }
+                // More than one word must agree: one word alike somewhere on both sides, even a
+                // long one, is as likely a word the text says twice as the overlap. One whole word
+                // beside an edge word heard cut off ("to Kings" and "to Kingsford") is two; so is
+                // a long word that is both sides' edge, the last the left heard and the first the
+                // right heard ("...20 minutes. Thomas." | "Thomas Scott, a cup..."): its place
+                // agrees as well as its text.
+                let edgePair = exact.count == 1 && exact[0].left == tail.count - 1 && exact[0].right == 0
+                    && tail[exact[0].left].count >= (timed ? 4 : 5)
+                guard exact.count >= 2 || (exact.count == 1 && longestRun >= 2) || edgePair else { continue }
                 let candidate = Alignment(exact: exact, score: score, compared: compared, drift: drift / Double(exact.count))
                 if let current = best {
                     // More agreement wins; then the offset whose words lie closer in time; then
@@ -149,12 +155,14 @@ public struct TranscriptMerger: Sendable {
             let middle = best.exact[best.exact.count / 2]
             return Seam(leftKeeps: leftFirst + middle.left, rightDrops: middle.right)
         }
-        // No agreement: each side keeps what lies on its side of the overlap's middle, by heard
-        // or estimated times. Keeping both sides' words would write the overlap twice.
+        // No agreement. Heard times place a seam: each side keeps what lies on its side of the
+        // overlap's middle. Estimated times do not: on a noisy book cut by loudness, a cut at
+        // the middle by them lost words only one side had written ("...his arms etched." |
+        // "that she did..."), so text-only sides keep their words.
         let cut = (overlap.lowerBound + overlap.upperBound) / 2
-        var seam = Seam(
-            leftKeeps: left.firstIndex { $0.middle >= cut } ?? left.count,
-            rightDrops: right.firstIndex { $0.middle >= cut } ?? right.count)
+        var seam = timed
+            ? Seam(leftKeeps: left.firstIndex { $0.middle >= cut } ?? left.count, rightDrops: right.firstIndex { $0.middle >= cut } ?? right.count)
+            : Seam(leftKeeps: left.count, rightDrops: 0)
         // The cut can fall between two renderings of one edge word, one side having heard it cut
         // off ("to Kings" | "Kingsford instead"): the one heard whole, the longer, stays.
         if seam.leftKeeps > 0, seam.rightDrops < right.count {
