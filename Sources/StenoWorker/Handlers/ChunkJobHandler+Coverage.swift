@@ -60,7 +60,8 @@ extension ChunkJobHandler {
             }
             var stored = Self.stored(heard, chunk: windowRange, encodedBytes: bytes.count, speedup: speedup)
             let length = (window.upperBound - window.lowerBound) / speedup
-            result.usageSeconds = (result.usageSeconds ?? range.upperBound - range.lowerBound) + (stored.usageSeconds ?? length)
+            // Billed as gated() bills: by the backend's usage where it said, else by the audio sent (sped up).
+            result.usageSeconds = (result.usageSeconds ?? (range.upperBound - range.lowerBound) / speedup) + (stored.usageSeconds ?? length)
             result.costUSD = Self.sum(result.costUSD, stored.costUSD)
             if let gate {
                 // Text the gates catch in the second answer is not put in the span's place.
