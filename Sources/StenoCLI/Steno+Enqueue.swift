@@ -34,7 +34,7 @@ extension Steno {
         @Option(help: "Title; only with a single source (default: none, lists show the file name).")
         var title: String?
 
-        @Option(help: ArgumentHelp("Spoken language as an ISO 639 code, such as en or de (default: the backend detects it).", valueName: "code"))
+        @Option(help: ArgumentHelp("Spoken language: an ISO 639 code such as en or de; auto (the default) settles one language for the media from the first answers; multi lets each chunk keep its own.", valueName: "code"))
         var language: String?
 
         @Option(help: ArgumentHelp("Transcription model, such as whisper-1 (default: the worker's).", valueName: "name"))

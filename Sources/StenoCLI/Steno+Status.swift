@@ -73,6 +73,7 @@ extension Steno {
             var summary = TextTable(["", ""])
             summary.showsHeader = false
             summary.add(["source", progress.source])
+            summary.add(["language", progress.languageText])
             summary.add(["stage", "\(progress.stage.rawValue), \(HumanFormat.percent(progress.percent))"])
             summary.add(["duration", HumanFormat.duration(progress.durationSeconds)])
             if progress.chapters > 0 {

@@ -140,7 +140,7 @@ struct EnqueueCommandTests {
     @Test("bad options are refused with what to use instead", arguments: [
         (["--priority", "urgent"], "--priority must be high, medium or low"),
         (["--chapters", "3-1"], "runs backwards"),
-        (["--language", "english!"], "--language must be an ISO 639 code"),
+        (["--language", "english!"], "--language must be auto, multi or an ISO 639 code"),
         (["--webhook", "mailto:ops@example.com"], "--webhook must be an http(s) URL"),
         (["--title", "One title"], "--title names one recording, but 2 sources"),
         (["--prompt", "   "], "--prompt must not be empty"),

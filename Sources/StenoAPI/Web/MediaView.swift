@@ -88,6 +88,7 @@ struct MediaView: Sendable {
         let id = progress.mediaID
         var facts = [
             Fact(label: "Source", value: progress.source),
+            Fact(label: "Language", value: progress.languageText),
             Fact(label: "State", value: progress.state.rawValue + (progress.state.isFinished ? "" : " (\(progress.stage.rawValue))")),
             Fact(label: "Duration", value: HumanFormat.duration(progress.durationSeconds)),
             Fact(label: "Priority", value: progress.priority.name),

@@ -61,8 +61,18 @@ public struct MediaOptions: Sendable, Equatable {
         } catch {
             throw Problem(field: "chapters", problem: "is not a selection: \(error)")
         }
-        if let language, language.wholeMatch(of: /[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?/) == nil {
-            throw Problem(field: "language", problem: "must be an ISO 639 code such as en, de or pt-BR, not \(language)")
+        var givenLanguage: String?
+        var multilingual = false
+        switch language?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "auto": break
+        case "multi": multilingual = true
+        default:
+            guard let language, language.wholeMatch(of: /[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?/) != nil else {
+                throw Problem(
+                    field: "language",
+                    problem: "must be auto, multi or an ISO 639 code such as en, de or pt-BR, not \(language ?? "")")
+            }
+            givenLanguage = language
         }
         if let model, model.allSatisfy(\.isWhitespace) {
             throw Problem(field: "model", problem: "must not be empty")
@@ -90,8 +100,9 @@ public struct MediaOptions: Sendable, Equatable {
             throw Problem(field: "webhook", problem: "must be an http(s) URL, not \(SecretRedactor.redactURLCredentials(in: webhook))")
         }
         var media = NewMedia(
-            source: source, title: title, language: language, model: model, priority: priority, chapters: selection,
+            source: source, title: title, language: givenLanguage, model: model, priority: priority, chapters: selection,
             webhookURL: webhook, prompt: trimmedPrompt, tenant: tenant, idempotencyKey: idempotencyKey)
+        media.multilingual = multilingual
         if let speakers {
             if speakers.trimmingCharacters(in: .whitespaces).lowercased() == "off" {
                 media.speakerDetection = false

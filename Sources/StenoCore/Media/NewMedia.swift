@@ -3,7 +3,11 @@ public struct NewMedia: Sendable, Equatable {
     /// An absolute path on storage every worker mounts, or an http(s) URL.
     public var source: String
     public var title: String?
+    /// The spoken language the user gave (an ISO 639 code); nil lets the fleet detect and
+    /// settle it (`LanguageVote`), or, with `multilingual`, each chunk keep its own.
     public var language: String?
+    /// `--language multi`: the recording speaks several languages; none is settled for it.
+    public var multilingual = false
     public var model: String?
     public var priority: JobPriority
     public var chapters: ChapterSelection

@@ -37,6 +37,21 @@ public struct MediaProgress: Sendable, Equatable, Codable {
     public var createdAt: Date
     public var updatedAt: Date
     public var finishedAt: Date?
+    /// The spoken language: the one given, else the one settled from the answers; nil while
+    /// not known, and for a media that speaks several.
+    public var language: String?
+    /// Whether `language` was detected rather than given.
+    public var languageDetected = false
+    /// `--language multi`: each chunk keeps its own language.
+    public var multilingual = false
+
+    /// The language as a person reads it: "de", "de (detected)", "several (each chunk its own)",
+    /// "not yet known (detected from the first answers)".
+    public var languageText: String {
+        if multilingual { return "several (each chunk its own)" }
+        guard let language else { return "not yet known (detected from the first answers)" }
+        return languageDetected ? "\(language) (detected)" : language
+    }
 
     public init(
         mediaID: Int64, title: String?, source: String, state: MediaState, stage: ProgressStage, priority: JobPriority,

@@ -103,6 +103,9 @@ extension MediaProgress {
             focusChapter: try row.decode("focus_chapter", as: Int?.self).map { $0 + 1 },
             createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"), finishedAt: try row.decode("finished_at"),
             speechSeconds: try row.decode("speech_seconds"), paidSeconds: try row.decode("paid_seconds"))
+        language = try row.decode("language")
+        languageDetected = try row.decode("language_detected")
+        multilingual = try row.decode("multilingual")
     }
 }
 

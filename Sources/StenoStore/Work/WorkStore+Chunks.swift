@@ -17,7 +17,12 @@ extension WorkStore {
         public var mediaState: MediaState
         public var mediaPriority: JobPriority
         public var source: String
+        /// The language the media's user gave, if any.
         public var language: String?
+        /// The language settled for the media from its answers (`LanguageVote`), if any yet.
+        public var detectedLanguage: String?
+        /// `--language multi`: no language is settled; each chunk keeps its own.
+        public var multilingual: Bool = false
         /// The media's own model (`steno enqueue --model`), else nil for the worker's.
         public var model: String?
         /// The media's prompt (`steno enqueue --prompt`).
@@ -27,6 +32,12 @@ extension WorkStore {
         public var speech: [ClosedRange<Double>]?
         /// Whether the media's speakers are told apart (`steno enqueue --speakers off` turns it off).
         public var speakerDetection: Bool = true
+        /// What the backend was paid for the chunk's answer so far, in seconds, where it said.
+        public var usageSeconds: Double?
+
+        /// The language the chunk is asked in: the one given, else the one settled for its
+        /// media; nil lets the backend detect it.
+        public var askedLanguage: String? { language ?? (multilingual ? nil : detectedLanguage) }
 
         public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
     }
@@ -45,6 +56,9 @@ extension WorkStore {
         public var flagged: [FlaggedText]
         /// The voice pieces measured in the chunk's audio; nil when not measured.
         public var voices: [VoicePiece]?
+        /// The language the answer is in (ISO 639-1): the one asked, else the one the backend
+        /// said it detected; nil when neither is known.
+        public var language: String?
 
         public init(
             text: String, segments: [TimedSegment], words: [TimedWord], encodedBytes: Int, backend: String, model: String,
@@ -67,7 +81,8 @@ extension WorkStore {
             """
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
-                   m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection
+                   m.detected_language, m.multilingual, m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection,
+                   k.usage_seconds
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
             """
@@ -77,11 +92,12 @@ extension WorkStore {
             index: try row.decode("index"), span: Range(storedSeconds: try row.decode("start_seconds"), try row.decode("end_seconds")),
             state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
             mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
+            detectedLanguage: try row.decode("detected_language"), multilingual: try row.decode("multilingual"),
             model: try row.decode("model"), prompt: try row.decode("prompt"),
             // Chunks planned before speech detection (no speech_seconds) hold loudness regions.
             speech: try row.decode("speech_seconds", as: Double?.self) == nil
                 ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")),
-            speakerDetection: try row.decode("speaker_detection"))
+            speakerDetection: try row.decode("speaker_detection"), usageSeconds: try row.decode("usage_seconds"))
     }
 
     /// Whether a chunk job may transcribe its chunk.
@@ -157,9 +173,12 @@ extension WorkStore {
                     usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
                     voices = decode(\(stored.voices.map { Data(VoicePiece.encode($0)).base64EncodedString() }), 'base64'),
                     state = \(literal: ChunkState.succeeded), error_class = NULL, error_message = NULL,
-                    answer_held_until = NULL, finished_at = now(), updated_at = now()
+                    answer_held_until = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
+            if chunk.language == nil, !chunk.multilingual, chunk.detectedLanguage == nil, stored.language != nil {
+                try await settleLanguage(mediaID: chunk.mediaID, besides: lease.jobID, on: connection)
+            }
             let held = !(try await JobStore.end([lease], as: .succeeded(), now: time.now, on: connection)).isEmpty
             let merging = try await enqueueMergeIfDone(chapterID: chunk.chapterID, mediaID: chunk.mediaID, priority: chunk.mediaPriority, on: connection)
             return held ? .stored(mergeEnqueued: merging) : .keptAfterLeaseLost(mergeEnqueued: merging)

@@ -44,7 +44,7 @@ extension ChunkJobHandler {
             }
             var again = TranscriptionRequest(
                 upload: UploadAudio(bytes, remake: encode), format: audioFormat, duration: .seconds((window.upperBound - window.lowerBound) / speedup),
-                language: chunk.language, prompt: coverage.prompt(for: span, in: filled, chunk: range, speech: speech, mediaPrompt: chunk.prompt),
+                language: request.language, prompt: coverage.prompt(for: span, in: filled, chunk: range, speech: speech, mediaPrompt: chunk.prompt),
                 model: chunk.model)
             again.beforeEachRequest = request.beforeEachRequest
             let heard: TranscriptionResult

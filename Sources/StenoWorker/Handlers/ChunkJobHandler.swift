@@ -64,7 +64,8 @@ public struct ChunkJobHandler: JobHandler {
     static let answerHeldRecheck = Duration.milliseconds(250)
 
     /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, pass the
-    /// answer through the gates, ask again for speech it left without words, keep it. Each step
+    /// answer through the gates, ask again for speech it left without words, ask again in the
+    /// media's language an answer that came back in another, keep it. Each step
     /// ends the job early when it must.
     public func run(_ context: JobContext) async throws -> JobOutcome {
         let chunk: WorkStore.ChunkRecord
@@ -81,7 +82,9 @@ public struct ChunkJobHandler: JobHandler {
         let (request, result) = try await transcribe(upload, chunk, context)
         var stored = Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
         stored.voices = voices
-        let answer = try await recovered(try await gated(stored, result, chunk, request, context), chunk, request, context)
+        var answer = try await recovered(try await gated(stored, result, chunk, request, context), chunk, request, context)
+        answer.language = Self.language(of: result, askedIn: request)
+        answer = try await inSettledLanguage(answer, chunk, request, context)
         return try await keep(answer, chunk, latency: result.latency, context)
     }
 
@@ -168,13 +171,13 @@ public struct ChunkJobHandler: JobHandler {
 
     /// Sends the chunk within the AIMD window; an answer from a backend the fleet knew as down
     /// ends its outage.
-    private func transcribe(
+    func transcribe(
         _ upload: UploadAudio, _ chunk: WorkStore.ChunkRecord, _ context: JobContext
     ) async throws -> (TranscriptionRequest, TranscriptionResult) {
         let audio = chunk.span.length.seconds
         var request = TranscriptionRequest(
             upload: upload, format: audioFormat, duration: .seconds(audio / speedup),
-            language: chunk.language, prompt: chunk.prompt, model: chunk.model)
+            language: chunk.askedLanguage, prompt: chunk.prompt, model: chunk.model)
         let watch = context.leaseWatch
         let cancellation = context.cancellation
         let availability = availability

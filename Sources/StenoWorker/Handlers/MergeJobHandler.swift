@@ -11,8 +11,19 @@ public struct MergeJobHandler: JobHandler {
     let store: WorkStore
     let merger: TranscriptMerger
     let clustering: SpeakerClustering
+    /// Asks the backend again for a chunk's audio in a given language; nil keeps the answer.
+    let retake: Retake?
 
-    public init(store: WorkStore, merger: TranscriptMerger = TranscriptMerger(), clustering: SpeakerClustering = SpeakerClustering()) {
+    /// The chunk's answer to its audio asked in `language` (its usage and cost the sums of both
+    /// answers), with what the second ask alone was paid; nil when the ask failed.
+    public typealias Retake = @Sendable (_ chunkID: Int64, _ language: String, _ context: JobContext) async throws
+        -> (answer: WorkStore.StoredTranscription, paidAgain: Double, costAgain: Double?)?
+
+    public init(
+        store: WorkStore, merger: TranscriptMerger = TranscriptMerger(), clustering: SpeakerClustering = SpeakerClustering(),
+        retake: Retake? = nil
+    ) {
+        self.retake = retake
         self.store = store
         self.merger = merger
         self.clustering = clustering
@@ -22,6 +33,7 @@ public struct MergeJobHandler: JobHandler {
         let chapterID = try context.required(context.job.chapterID, "chapter id")
         guard let chapter = try await store.chapter(chapterID) else { return .cancelled(reason: "the chapter was deleted") }
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
+        try await inOneLanguage(chapter, context)
         let transcripts = try await store.transcripts(ofChapter: chapterID)
         // Held-back text keeps its place in time, as flagged rows beside the sentences.
         let flagged = transcripts.flatMap(\.flagged).map {
@@ -43,6 +55,22 @@ public struct MergeJobHandler: JobHandler {
             context.logger.info("media finished", metadata: ["state": "\(finished.rawValue)"])
         }
         return .completed
+    }
+
+    /// One language per media: a media whose language was not given has it settled by its
+    /// first merge at the latest (the language most of its answers so far are in), and the
+    /// chapter's chunks answered in another language (asked bare, before it was settled) are
+    /// asked again in it before they are merged. A chunk whose ask fails keeps its answer.
+    func inOneLanguage(_ chapter: WorkStore.ChapterRecord, _ context: JobContext) async throws {
+        guard let retake, let language = try await store.settleLanguageForMerge(mediaID: chapter.mediaID) else { return }
+        for chunkID in try await store.chunksInAnotherLanguage(chapterID: chapter.id, than: language) {
+            try context.checkCancellation()
+            guard let (answer, paidAgain, costAgain) = try await retake(chunkID, language, context) else { continue }
+            try await store.replaceAnswer(chunkID: chunkID, chapterID: chapter.id, with: answer, paidAgain: paidAgain, costAgain: costAgain)
+            context.logger.info("asked a chunk again in the media's language before the merge", metadata: [
+                "chunk.id": "\(chunkID)", "language": "\(language)", "words": "\(answer.words.count)",
+            ])
+        }
     }
 
     /// Clustering a long chapter takes a second or more of CPU: not on the cooperative pool.

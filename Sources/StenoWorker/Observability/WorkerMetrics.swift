@@ -57,6 +57,15 @@ public final class WorkerMetrics: Sendable {
         }
     }
 
+    /// How an ask again in the media's settled language, of an answer that came back in another, ended.
+    enum LanguageAskedAgain: String {
+        case retaken, failed
+    }
+
+    func recordLanguageAskedAgain(_ outcome: LanguageAskedAgain) {
+        CoreMetrics.Counter(label: "steno_worker_language_asked_again_total", dimensions: [("outcome", outcome.rawValue)], factory: factory).increment()
+    }
+
     func recordFlagged(_ flagged: [FlaggedText]) {
         for item in flagged {
             CoreMetrics.Counter(label: "steno_worker_flagged_characters_total", dimensions: [("reason", item.reason.rawValue)], factory: factory)

@@ -47,21 +47,22 @@ public final class WorkerRuntime: Service, Sendable {
             primary: transcription.primary.configuration.name, outagesPause: transcription.fallback == nil, clock: clock)
         let planner = try ChunkPlanner(configuration: configuration.planner)
         let extraction = ExtractionLimiter(slots: configuration.extractionSlots)
+        let chunks = ChunkJobHandler(
+            store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
+            coverage: voice == nil ? nil : configuration.coverage.map {
+                var coverage = $0
+                // The neighbouring chunk hears the overlap at a cut inside speech.
+                coverage.sharedEdge = configuration.planner.overlap.seconds
+                return coverage
+            },
+            speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
+            availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
+            answerWriteWindow: configuration.answerWriteWindow, speakers: speakers)
         let handlers: [JobKind: any JobHandler] = [
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
-            .chunk: ChunkJobHandler(
-                store: store, extraction: extraction, planner: planner, voice: voice, gate: voice == nil ? nil : configuration.gate,
-                coverage: voice == nil ? nil : configuration.coverage.map {
-                    var coverage = $0
-                    // The neighbouring chunk hears the overlap at a cut inside speech.
-                    coverage.sharedEdge = configuration.planner.overlap.seconds
-                    return coverage
-                },
-                speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
-                availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
-                answerWriteWindow: configuration.answerWriteWindow, speakers: speakers),
-            .merge: MergeJobHandler(store: store),
+            .chunk: chunks,
+            .merge: MergeJobHandler(store: store, retake: { chunkID, language, context in try await chunks.retake(chunkID, in: language, context) }),
         ]
         let inFlight = InFlightJobs(clock: clock)
         self.inFlight = inFlight

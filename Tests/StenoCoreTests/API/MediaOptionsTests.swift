@@ -34,6 +34,23 @@ struct MediaOptionsTests {
         #expect(media.chapters.storedIndexes == [0, 2, 3])
     }
 
+    @Test("language: a code is given, auto (or none) lets the fleet settle one, multi lets each chunk keep its own")
+    func languageModes() throws {
+        let given = try MediaOptions(language: "de").validated(source: "/media/a.mp3")
+        #expect(given.language == "de" && !given.multilingual)
+        for auto in [nil, "auto", " AUTO "] {
+            let media = try MediaOptions(language: auto).validated(source: "/media/a.mp3")
+            #expect(media.language == nil && !media.multilingual, "\(auto ?? "nil")")
+        }
+        let multi = try MediaOptions(language: "multi").validated(source: "/media/a.mp3")
+        #expect(multi.language == nil && multi.multilingual)
+        #expect {
+            _ = try MediaOptions(language: "klingon").validated(source: "/media/a.mp3")
+        } throws: { error in
+            (error as? MediaOptions.Problem)?.description == "language must be auto, multi or an ISO 639 code such as en, de or pt-BR, not klingon"
+        }
+    }
+
     @Test("tenant names follow the table's rule", arguments: [("acme", true), ("a.b-c_d9", true), ("Acme", false), ("", false), ("-x", false), (String(repeating: "a", count: 64), false)])
     func tenants(_ name: String, _ valid: Bool) {
         #expect(NewMedia.isValidTenant(name) == valid)

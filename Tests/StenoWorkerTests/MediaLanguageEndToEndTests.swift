@@ -1,0 +1,153 @@
+import Foundation
+import StenoCore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+import Synchronization
+import Testing
+
+@testable import StenoWorker
+
+/// One language per media: settled from the answers, asked in from then on, and an answer in
+/// another language asked again in it. A backend that detects the language chunk by chunk
+/// answers one chunk, asked bare, in German.
+@Suite("One language per media, end to end", .serialized, .timeLimit(.minutes(5)))
+struct MediaLanguageEndToEndTests {
+    static let english = "Alpha bravo charlie."
+    static let german = "Guten Morgen allerseits."
+
+    /// Answers bare asks in English, except the `germanAsk`-th bare ask (1-based), which it
+    /// answers in German as a backend that misdetected a chunk; an ask in a language is
+    /// answered in it.
+    static func detectingBackend(germanAsk: Int = 2) throws -> FaultServer {
+        let bare = Atomic<Int>(0)
+        return try FaultServer { _, _ in
+            .echo(status: 200) { request in
+                let asked = request.field("language")
+                var (text, language) = (english, "english")
+                if asked == nil, bare.add(1, ordering: .relaxed).newValue == germanAsk { (text, language) = (german, "german") }
+                if asked == "de" { (text, language) = (german, "german") }
+                let words = text.split(separator: " ").enumerated().map { index, word in
+                    #"{"word":"\#(word)","start":\#(0.4 + Double(index) * 0.4),"end":\#(0.7 + Double(index) * 0.4)}"#
+                }
+                return ([("Content-Type", "application/json")], #"""
+                    {"text":"\#(text)","language":"\#(language)","segments":[{"id":0,"start":0.4,"end":1.6,"text":"\#(text)","no_speech_prob":0.01,"avg_logprob":-0.2}],
+                     "words":[\#(words.joined(separator: ","))]}
+                    """#)
+            }
+        }
+    }
+
+    struct StoredChunk {
+        var text: String
+        var language: String?
+        var seconds: Double
+        var usage: Double?
+    }
+
+    /// An episode through an in-process worker with 12 s chunks, one job at a time, so that
+    /// the asks come in the chunks' order.
+    static func transcribe(
+        _ episode: String = "episode-short", with backend: FaultServer, language: String? = nil, multilingual: Bool = false,
+        _ body: (PostgresClient, Int64, [StoredChunk]) async throws -> Void
+    ) async throws {
+        let audio = try EpisodeTruth.load(episode).audio
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: {
+                $0.planner.targetDuration = MediaTime(seconds: 12)
+                $0.concurrency = 1
+                $0.coverage = nil
+            }) { _ in
+                let mediaID = try await db.enqueue(audio.path, language: language, multilingual: multilingual)
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                let chunks = try await client.query(
+                    """
+                    SELECT text, language, end_seconds - start_seconds AS seconds, usage_seconds FROM chunks
+                    WHERE media_id = \(mediaID) AND state = 'succeeded' AND uploaded ORDER BY start_seconds
+                    """
+                ).map {
+                    StoredChunk(text: try $0.decode("text"), language: try $0.decode("language"), seconds: try $0.decode("seconds"),
+                                usage: try $0.decode("usage_seconds"))
+                }
+                try #require(chunks.count >= 3, "the episode is cut into at least three chunks: \(chunks.count)")
+                try await body(client, mediaID, chunks)
+            }
+        }
+    }
+
+    static func detected(_ client: PostgresClient, _ mediaID: Int64) async throws -> String? {
+        try await client.query("SELECT detected_language FROM media WHERE id = \(mediaID)").single().decode("detected_language")
+    }
+
+    @Test("without a language, a chunk answered in another before the language was settled is asked again in it before the merge")
+    func answeredBeforeSettledIsAskedAgain() async throws {
+        // Four or five chunks of about 12 s, one job at a time: English, German, then English.
+        // The language settles when 30 s of English are answered, after the German answer.
+        let backend = try Self.detectingBackend(germanAsk: 2)
+        try await Self.transcribe(with: backend) { client, mediaID, chunks in
+            #expect(try await Self.detected(client, mediaID) == "en")
+            #expect(chunks.allSatisfy { $0.text == Self.english && $0.language == "en" }, "\(chunks.map { ($0.text, $0.language) })")
+            let requests = backend.requests
+            #expect(requests.filter { $0.field("language") == nil }.count == chunks.count)
+            #expect(requests.filter { $0.field("language") == "en" }.count == 1, "the German chunk, asked again in English")
+            // The chunk asked twice is paid twice; the others once.
+            let twice = chunks.filter { ($0.usage ?? 0) > $0.seconds + 0.5 }
+            #expect(twice.count == 1, "\(chunks.map { ($0.seconds, $0.usage) })")
+            let transcript = try await AdminStore(client: client).transcript(mediaID: mediaID)
+            #expect(transcript.language == "en")
+            let text = try TranscriptFormat.txt.render(transcript)
+            #expect(!text.contains("Guten"), "\(text)")
+            let progress = try await AdminStore(client: client).progress(of: mediaID)
+            #expect(progress.language == "en" && progress.languageDetected && progress.languageText == "en (detected)")
+            // Search stems the media's words in its language: "alphas" finds "Alpha", which
+            // search without a stemmer (an unknown language) does not.
+            let hits = try await AdminStore(client: client).search("alphas", tenant: NewMedia.defaultTenant)
+            #expect(!hits.hits.isEmpty, "search in English finds the stem")
+        }
+    }
+
+    @Test("without a language, once 30 s of answers agree, every later chunk is asked in their language")
+    func settledThenAskedIn() async throws {
+        let backend = try Self.detectingBackend(germanAsk: 3)
+        try await Self.transcribe("episode-1", with: backend) { client, mediaID, chunks in
+            let detected = try await Self.detected(client, mediaID)
+            #expect(detected == "en")
+            #expect(chunks.allSatisfy { $0.text == Self.english && $0.language == "en" }, "\(chunks.map { ($0.text, $0.language) })")
+            let asked = backend.requests.map { $0.field("language") }
+            let bare = asked.prefix { $0 == nil }.count
+            #expect(bare >= 2 && bare < chunks.count, "\(bare) bare asks for \(chunks.count) chunks")
+            #expect(asked.dropFirst(bare).allSatisfy { $0 == "en" }, "once settled, never bare again: \(asked)")
+        }
+    }
+
+    @Test("with multi, every chunk is asked bare and keeps its own language; nothing is settled")
+    func multilingualKeepsEachChunks() async throws {
+        let backend = try Self.detectingBackend()
+        try await Self.transcribe(with: backend, multilingual: true) { client, mediaID, chunks in
+            let detected = try await Self.detected(client, mediaID)
+            #expect(detected == nil)
+            #expect(backend.requests.allSatisfy { $0.field("language") == nil })
+            #expect(backend.requests.count == chunks.count)
+            #expect(chunks.filter { $0.text == Self.german && $0.language == "de" }.count == 1)
+            #expect(chunks.filter { $0.text == Self.english && $0.language == "en" }.count == chunks.count - 1)
+            let progress = try await AdminStore(client: client).progress(of: mediaID)
+            #expect(progress.multilingual && progress.language == nil)
+        }
+    }
+
+    @Test("a given language is asked in from the first chunk, and nothing is detected")
+    func givenLanguage() async throws {
+        let backend = try Self.detectingBackend()
+        try await Self.transcribe(with: backend, language: "de") { client, mediaID, chunks in
+            let detected = try await Self.detected(client, mediaID)
+            #expect(detected == nil)
+            #expect(backend.requests.allSatisfy { $0.field("language") == "de" })
+            #expect(chunks.allSatisfy { $0.text == Self.german && $0.language == "de" })
+            let progress = try await AdminStore(client: client).progress(of: mediaID)
+            #expect(progress.language == "de" && !progress.languageDetected)
+        }
+    }
+}
