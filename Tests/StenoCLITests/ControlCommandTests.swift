@@ -215,6 +215,35 @@ struct ControlCommandTests {
         }
     }
 
+    @Test("retry --language gives a media that succeeded the language and requeues its chunks; a bad code, a busy media and --all-failed are refused")
+    func retryInAnotherLanguage() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let talk = try await TestMediaBuilder.insert(Library.succeeded(), into: client)
+            let corrected = try await database.steno(["retry", String(talk.mediaID), "--language", "de"])
+            #expect(corrected.status == 0, "\(corrected.standardError)")
+            #expect(corrected.standardOutput.contains("media \(talk.mediaID): language de; transcribing 1 chunk(s) again; media is transcribing."),
+                    "\(corrected.standardOutput)")
+            let media = try await client.query("SELECT state, language, detected_language, multilingual FROM media WHERE id = \(talk.mediaID)").single()
+            #expect(try media.decode("state", as: String.self) == "transcribing")
+            #expect(try media.decode("language", as: String?.self) == "de")
+            #expect(try media.decode("multilingual", as: Bool.self) == false)
+            let chunk = try await client.query(
+                "SELECT k.state AS chunk, j.state AS job, c.state AS chapter FROM chunks k JOIN jobs j ON j.chunk_id = k.id JOIN chapters c ON c.id = k.chapter_id WHERE k.media_id = \(talk.mediaID)"
+            ).single()
+            #expect(try [chunk.decode("chunk", as: String.self), chunk.decode("job", as: String.self), chunk.decode("chapter", as: String.self)]
+                    == ["queued", "queued", "transcribing"])
+
+            let busy = try await database.steno(["retry", String(talk.mediaID), "--language", "fr"])
+            #expect(busy.status != 0 && busy.standardError.contains("is transcribing"), "\(busy.standardError)")
+            let bad = try await database.steno(["retry", String(talk.mediaID), "--language", "klingon"])
+            #expect(bad.status != 0 && bad.standardError.contains("--language must be auto, multi or an ISO 639 code"), "\(bad.standardError)")
+            let both = try await database.steno(["retry", "--all-failed", "--language", "de"])
+            #expect(both.status == 64)
+            await client.shutdown()
+        }
+    }
+
     @Test("delete flags running jobs, then removes the media and everything under it: no orphans")
     func delete() async throws {
         try await TestDatabase.with { database in

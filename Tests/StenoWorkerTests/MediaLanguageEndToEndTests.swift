@@ -123,6 +123,33 @@ struct MediaLanguageEndToEndTests {
         }
     }
 
+    @Test("a media settled in the wrong language is corrected: every chunk is asked again in the right one and merged again")
+    func correctedLanguage() async throws {
+        let backend = try Self.detectingBackend(germanAsk: 0)
+        try await Self.transcribe(with: backend) { client, mediaID, chunks in
+            let store = AdminStore(client: client)
+            #expect(try await store.progress(of: mediaID).languageText == "en (detected)")
+            let asked = backend.requests.count
+            let correction = try await store.transcribeAgain(mediaID: mediaID, language: "de", multilingual: false)
+            #expect(correction.requeuedChunks == chunks.count && correction.mediaState == .transcribing)
+            #expect(try await WorkerTestDatabase(client: client).waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            let again = backend.requests.dropFirst(asked)
+            #expect(again.count == chunks.count && again.allSatisfy { $0.field("language") == "de" }, "\(again.map { $0.field("language") })")
+            let texts: [String] = try await client.query(
+                "SELECT text FROM chunks WHERE media_id = \(mediaID) AND state = 'succeeded' AND uploaded AND language = 'de'").map { try $0.decode("text") }
+            #expect(texts.count == chunks.count && texts.allSatisfy { $0 == Self.german })
+            let transcript = try TranscriptFormat.txt.render(try await store.transcript(mediaID: mediaID))
+            #expect(transcript.contains("Guten Morgen") && !transcript.contains("Alpha"), "\(transcript)")
+            let progress = try await store.progress(of: mediaID)
+            #expect(progress.languageText == "de")
+            // Both answers of every chunk were paid for.
+            let paid: Double = try await client.query(
+                "SELECT coalesce(sum(paid_seconds), 0)::float8 AS paid FROM tenant_usage WHERE tenant = 'default'").single().decode("paid")
+            let audio = chunks.reduce(0) { $0 + $1.seconds }
+            #expect(paid > 1.9 * audio, "paid \(paid) s for \(audio) s of chunks asked twice")
+        }
+    }
+
     @Test("with multi, every chunk is asked bare and keeps its own language; nothing is settled")
     func multilingualKeepsEachChunks() async throws {
         let backend = try Self.detectingBackend()
