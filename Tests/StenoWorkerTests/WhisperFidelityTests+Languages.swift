@@ -39,7 +39,7 @@ extension WhisperFidelityTests {
             """, written: "historias", query: "historia"),
     ]
 
-    @Test("a German, a French and a Spanish recording with no language given are each detected once, asked in it from then on, and searched with its stemmer",
+    @Test("a German, a French and a Spanish recording with no language given are each detected once, asked in it from then on, and searched with its stemmer; one that switches keeps each chunk's with multi",
           .timeLimit(.minutes(20)))
     func languagesDetectedOnce() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("steno-languages-\(UUID().uuidString.prefix(8))")
@@ -90,11 +90,30 @@ extension WhisperFidelityTests {
                         ).single().decode("n")
                         #expect(plain == 0, "\(speech.code): \(speech.query) is found only by stemming")
                     }
+                    // A recording that switches from German to Spanish, with language=multi:
+                    // each chunk keeps the language it was heard in.
+                    let switching = folder.appendingPathComponent("de-es.flac")
+                    let joined = try await ChildProcess.run("/usr/bin/ffmpeg", [
+                        "-v", "error", "-i", recordings[0].1.path, "-i", recordings[2].1.path,
+                        "-filter_complex", "[0:a][1:a]concat=n=2:v=0:a=1", switching.path,
+                    ])
+                    try #require(joined.status == 0, "ffmpeg: \(joined.standardError)")
+                    let multi = try await db.enqueue(switching.path, multilingual: true)
+                    #expect(try await db.waitForMedia(multi, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+                    let languages: [String?] = try await client.query(
+                        "SELECT language FROM chunks WHERE media_id = \(multi) AND state = 'succeeded' AND uploaded ORDER BY start_seconds"
+                    ).map { try $0.decode("language") }
+                    print("language multi: \(languages.map { $0 ?? "-" })")
+                    #expect(languages.last == "es" && languages.contains("de"), "German, then Spanish: \(languages)")
+                    #expect(Set(languages.compactMap { $0 }).isSubset(of: ["de", "es", "la"]), "\(languages)")
+                    let multiProgress = try await store.progress(of: multi)
+                    #expect(multiProgress.multilingual && multiProgress.language == nil)
                     // Every ask after the language settled named it.
                     let perMedia = try await client.query(
                         """
                         SELECT m.detected_language AS language, count(*) FILTER (WHERE k.language IS DISTINCT FROM m.detected_language)::integer AS other
-                        FROM media m JOIN chunks k ON k.media_id = m.id WHERE k.state = 'succeeded' AND k.uploaded GROUP BY m.id ORDER BY m.id
+                        FROM media m JOIN chunks k ON k.media_id = m.id WHERE k.state = 'succeeded' AND k.uploaded AND NOT m.multilingual
+                        GROUP BY m.id ORDER BY m.id
                         """
                     ).map { (try $0.decode("language", as: String?.self), try $0.decode("other", as: Int.self)) }
                     #expect(perMedia.map(\.0) == ["de", "fr", "es"])
