@@ -14,17 +14,27 @@ ALTER TABLE media ADD COLUMN detected_language text;
 -- bare and keeps its own, and nothing is settled.
 ALTER TABLE media ADD COLUMN multilingual boolean NOT NULL DEFAULT false;
 ALTER TABLE media ADD CONSTRAINT media_language_mode CHECK (NOT (multilingual AND language IS NOT NULL));
+-- `steno enqueue --translate`: every chunk is translated into English by the backend's
+-- /v1/audio/translations; the transcript is English. `language`, if given, is what is spoken.
+ALTER TABLE media ADD COLUMN translate boolean NOT NULL DEFAULT false;
+
+-- The language of a media's text: English when translated, else the one given, else the one
+-- detected; NULL while not known.
+CREATE FUNCTION steno_text_language(language text, detected_language text, translate boolean) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN translate THEN 'en' ELSE coalesce(language, detected_language) END
+$$;
 
 -- The language a chunk's kept answer is in: the one it was asked in, else the one the backend
 -- said it detected. NULL for chunks answered before this migration, and for answers that did
 -- not say.
 ALTER TABLE chunks ADD COLUMN language text;
 
--- Search stems a media's words in its language: the one given, else the one detected.
+-- Search stems a media's words in the language of its text.
 CREATE OR REPLACE FUNCTION steno_segment_search() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW.search := CASE WHEN NEW.flag IS NULL THEN
-        to_tsvector(steno_search_config((SELECT coalesce(language, detected_language) FROM media WHERE id = NEW.media_id)), NEW.text) END;
+        to_tsvector(steno_search_config((SELECT steno_text_language(language, detected_language, translate) FROM media WHERE id = NEW.media_id)), NEW.text) END;
     RETURN NEW;
 END
 $$;
@@ -32,21 +42,23 @@ $$;
 CREATE OR REPLACE FUNCTION steno_media_search_language() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
-    UPDATE segments SET search = CASE WHEN flag IS NULL THEN to_tsvector(steno_search_config(coalesce(NEW.language, NEW.detected_language)), text) END
+    UPDATE segments SET search = CASE WHEN flag IS NULL THEN to_tsvector(steno_search_config(steno_text_language(NEW.language, NEW.detected_language, NEW.translate)), text) END
     WHERE media_id = NEW.id;
     RETURN NULL;
 END
 $$;
 DROP TRIGGER media_search_language ON media;
-CREATE TRIGGER media_search_language AFTER UPDATE OF language, detected_language ON media
-    FOR EACH ROW WHEN (coalesce(OLD.language, OLD.detected_language) IS DISTINCT FROM coalesce(NEW.language, NEW.detected_language))
+CREATE TRIGGER media_search_language AFTER UPDATE OF language, detected_language, translate ON media
+    FOR EACH ROW WHEN (steno_text_language(OLD.language, OLD.detected_language, OLD.translate)
+                       IS DISTINCT FROM steno_text_language(NEW.language, NEW.detected_language, NEW.translate))
     EXECUTE FUNCTION steno_media_search_language();
 
 -- Workers settle a media's language; they may change no other setting of it.
 GRANT UPDATE (detected_language) ON media TO steno_worker;
 
 -- What status, the API and the web view show of a media's language: the one given, else the one
--- detected; whether it was detected; whether the media speaks several.
+-- detected (for a translated media, the one spoken, if given); whether it was detected; whether
+-- the media speaks several; whether it is translated into English.
 CREATE OR REPLACE VIEW steno_progress AS
 SELECT m.id AS media_id,
        m.title,
@@ -91,9 +103,10 @@ SELECT m.id AS media_id,
        m.finished_at,
        ch.speech_seconds,
        ch.paid_seconds,
-       coalesce(m.language, m.detected_language) AS language,
-       (m.language IS NULL AND m.detected_language IS NOT NULL) AS language_detected,
-       m.multilingual
+       CASE WHEN m.translate THEN m.language ELSE coalesce(m.language, m.detected_language) END AS language,
+       (m.language IS NULL AND m.detected_language IS NOT NULL AND NOT m.translate) AS language_detected,
+       m.multilingual,
+       m.translate
 FROM media m
 CROSS JOIN LATERAL (
     SELECT count(*) AS chapters,

@@ -9,7 +9,8 @@ import UnixSignals
 
 /// `steno-asr`: a local, offline, OpenAI-compatible transcription server.
 ///
-/// `POST /v1/audio/transcriptions` (multipart, as OpenAI defines it), `GET /v1/models`,
+/// `POST /v1/audio/transcriptions` (multipart, as OpenAI defines it; `/v1/audio/translations`
+/// answers 400 `translation_not_supported`), `GET /v1/models`,
 /// `GET /healthz`. The model loads in the background after the server starts listening;
 /// until it has, transcription requests get 503 with `Retry-After`.
 public final class ASRServer: Sendable {
@@ -46,6 +47,13 @@ public final class ASRServer: Sendable {
         router.get("/v1/models") { _, _ in try self.modelsResponse() }
         router.post("/v1/audio/transcriptions") { request, context in
             await self.transcriptionResponse(request, context: context)
+        }
+        // OpenAI's translations endpoint, answered as OpenAI answers a model that cannot do it,
+        // so that `steno backend check` and a media enqueued with --translate say why.
+        router.post("/v1/audio/translations") { _, _ in
+            Self.errorResponse(ASRError(
+                status: 400, message: "steno-asr recognizes English speech with pocketsphinx and does not translate; send media enqueued with --translate to a Whisper backend",
+                code: "translation_not_supported"))
         }
         return Application(
             router: router,

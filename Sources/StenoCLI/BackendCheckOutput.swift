@@ -20,6 +20,17 @@ enum BackendCheckOutput {
                 line += "ok in \(latency), \(report.segments ?? 0) segment(s), \(text)"
                 if let format = report.responseFormat { line += ", answers \(format)" }
             }
+            if let translation = report.translation {
+                if let failure = translation.failure {
+                    line += "\n  translations: not available"
+                    if let status = failure.status { line += " (HTTP \(status))" }
+                    line += ": \(failure.message)"
+                    if let backendMessage = failure.backendMessage { line += "; backend said: \(backendMessage)" }
+                    line += "; media enqueued with --translate would fail"
+                } else {
+                    line += "\n  translations: ok at \(translation.url ?? "-")"
+                }
+            }
             return line
         }.joined(separator: "\n")
     }
@@ -46,6 +57,8 @@ enum BackendCheckOutput {
         var http_status: Int?
         var message: String?
         var backend_message: String?
+        var translations_ok: Bool?
+        var translations_message: String?
 
         init(_ report: BackendCheck.Report) {
             backend = report.backend
@@ -62,6 +75,10 @@ enum BackendCheckOutput {
             http_status = report.failure?.status
             message = report.failure?.message
             backend_message = report.failure?.backendMessage
+            translations_ok = report.translation?.available
+            translations_message = report.translation?.failure.map { failure in
+                failure.message + (failure.backendMessage.map { "; backend said: \($0)" } ?? "")
+            }
         }
     }
 

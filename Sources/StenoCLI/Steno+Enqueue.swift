@@ -37,6 +37,9 @@ extension Steno {
         @Option(help: ArgumentHelp("Spoken language: an ISO 639 code such as en or de; auto (the default) settles one language for the media from the first answers; multi lets each chunk keep its own.", valueName: "code"))
         var language: String?
 
+        @Flag(help: "Translate into English (the backend's /v1/audio/translations) instead of transcribing; --language then names the language spoken.")
+        var translate = false
+
         @Option(help: ArgumentHelp("Transcription model, such as whisper-1 (default: the worker's).", valueName: "name"))
         var model: String?
 
@@ -100,7 +103,7 @@ extension Steno {
         private func validatedRequests() throws -> [NewMedia] {
             let options = MediaOptions(
                 title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters,
-                webhook: webhook, speakers: speakers)
+                webhook: webhook, speakers: speakers, translate: translate ? "true" : nil)
             // Checked once, before the sources, so that a bad flag is reported even when a source is
             // bad too; each source then gets the same checked settings.
             let settings: NewMedia

@@ -1,5 +1,6 @@
 import Foundation
 import StenoTestSupport
+import StenoTranscription
 import Testing
 @testable import StenoCLI
 import ArgumentParser
@@ -18,7 +19,9 @@ import ArgumentParser
             "STENO_FALLBACK_BACKEND_URL": fallback.baseURL, "STENO_FALLBACK_API_KEY": Self.key,
         ], json: true)
         #expect(exitCode.rawValue == 1)
-        #expect(primary.requestCount == 1)
+        // The probe, then the same probe to the translations endpoint; a backend that failed
+        // the first is not asked the second.
+        #expect(primary.requests.map(\.head.path) == ["/v1/audio/transcriptions", "/v1/audio/translations"])
         #expect(fallback.requestCount == 1)
         #expect(!output.contains(Self.key))
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
@@ -27,6 +30,8 @@ import ArgumentParser
         #expect(entries[0]["ok"] as? Bool == true)
         #expect(entries[0]["text"] as? String == "Hello from the fault server.")
         #expect(entries[0]["latency_ms"] is Int)
+        #expect(entries[0]["translations_ok"] as? Bool == true)
+        #expect(entries[1]["translations_ok"] == nil)
         #expect(entries[1]["backend"] as? String == "fallback")
         #expect(entries[1]["ok"] as? Bool == false)
         #expect(entries[1]["failure_class"] as? String == "configuration")
@@ -45,6 +50,24 @@ import ArgumentParser
         let (succeeded, succeededCode) = await Steno.Backend.Check.check(environment: ["STENO_BACKEND_URL": server.baseURL], json: false)
         #expect(succeededCode == .success)
         #expect(succeeded.contains("primary: \(server.baseURL)/v1/audio/transcriptions model whisper-1: ok in "))
+    }
+
+    @Test("a backend without /v1/audio/translations is reported as such, and the check still passes: it transcribes")
+    func backendWithoutTranslations() async throws {
+        let server = try FaultServer { _, head in
+            head.path.hasSuffix("/translations")
+                ? .openAIError(404, message: "Not Found", type: "invalid_request_error") : .json(200, FaultServer.minimalTranscription)
+        }
+        let (output, exitCode) = await Steno.Backend.Check.check(environment: ["STENO_BACKEND_URL": server.baseURL], json: false)
+        #expect(exitCode == .success)
+        #expect(output.contains("translations: not available (HTTP 404)"), "\(output)")
+        #expect(output.contains("media enqueued with --translate would fail"))
+        let plain = try FaultServer(replies: [])
+        var configuration = try #require(try TranscriptionBackendConfiguration.fromEnvironment(["STENO_BACKEND_URL": plain.baseURL, "STENO_BACKEND_PATH": "/inference"]))
+        configuration.retry.maximumRetries = 0
+        let report = await BackendCheck.run(TranscriptionClient(configuration: configuration))
+        #expect(report.succeeded && report.translation?.available == false && report.translation?.url == nil)
+        #expect(plain.requestCount == 1, "no translations endpoint beside /inference: nothing is sent")
     }
 
     @Test func missingConfigurationExitsWithTwo() async {

@@ -35,6 +35,40 @@ import Testing
         #expect(file.body == audio)
     }
 
+    @Test("a translation goes to the translations endpoint beside the path, without language or timestamp granularities")
+    func translationRequest() async throws {
+        let server = try FaultServer(replies: [])
+        var configuration = TestBackend.configuration(url: server.baseURL + "/v1/")
+        configuration.timestampGranularities = [.segment, .word]
+        var request = TranscriptionRequest(audio: [1, 2, 3], format: .flac, language: "de", prompt: "Names.")
+        request.task = .translate
+        _ = try await TestBackend.client(configuration).transcribe(request)
+        let recorded = try #require(server.requests.first)
+        #expect(recorded.head.path == "/v1/audio/translations")
+        #expect(recorded.field("language") == nil && recorded.fields("timestamp_granularities[]").isEmpty)
+        #expect(recorded.field("prompt") == "Names." && recorded.field("response_format") == "verbose_json")
+
+        configuration.translationPath = "/api/translate"
+        _ = try await TestBackend.client(configuration).transcribe(request)
+        #expect(server.requests.last?.head.path == "/v1/api/translate", "STENO_BACKEND_TRANSLATION_PATH wins, below the base URL")
+    }
+
+    @Test("a backend path with no translations beside it fails a translation at once, as a failure of the request, not of the backend")
+    func translationWithoutEndpoint() async throws {
+        let server = try FaultServer(replies: [])
+        var configuration = TestBackend.configuration(url: server.baseURL)
+        configuration.path = "/inference"
+        var request = TranscriptionRequest(audio: [1, 2, 3], format: .flac)
+        request.task = .translate
+        await #expect {
+            _ = try await TestBackend.client(configuration).transcribe(request)
+        } throws: { error in
+            let error = error as? TranscriptionError
+            return error?.failureClass == .permanent && error?.message.contains("STENO_BACKEND_TRANSLATION_PATH") == true
+        }
+        #expect(server.requestCount == 0)
+    }
+
     @Test("STENO_BACKEND_FIELDS adds form fields for servers that read other names, and replaces a field of the same name")
     func extraFieldsAreSent() async throws {
         let server = try FaultServer(replies: [])

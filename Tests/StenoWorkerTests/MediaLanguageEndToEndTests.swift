@@ -48,7 +48,7 @@ struct MediaLanguageEndToEndTests {
     /// An episode through an in-process worker with 12 s chunks, one job at a time, so that
     /// the asks come in the chunks' order.
     static func transcribe(
-        _ episode: String = "episode-short", with backend: FaultServer, language: String? = nil, multilingual: Bool = false,
+        _ episode: String = "episode-short", with backend: FaultServer, language: String? = nil, multilingual: Bool = false, translate: Bool = false,
         _ body: (PostgresClient, Int64, [StoredChunk]) async throws -> Void
     ) async throws {
         let audio = try EpisodeTruth.load(episode).audio
@@ -61,7 +61,7 @@ struct MediaLanguageEndToEndTests {
                 $0.concurrency = 1
                 $0.coverage = nil
             }) { _ in
-                let mediaID = try await db.enqueue(audio.path, language: language, multilingual: multilingual)
+                let mediaID = try await db.enqueue(audio.path, language: language, multilingual: multilingual, translate: translate)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                 let chunks = try await client.query(
                     """
@@ -147,6 +147,30 @@ struct MediaLanguageEndToEndTests {
                 "SELECT coalesce(sum(paid_seconds), 0)::float8 AS paid FROM tenant_usage WHERE tenant = 'default'").single().decode("paid")
             let audio = chunks.reduce(0) { $0 + $1.seconds }
             #expect(paid > 1.9 * audio, "paid \(paid) s for \(audio) s of chunks asked twice")
+        }
+    }
+
+    @Test("a media to translate is asked through the translations endpoint, and its transcript is English")
+    func translated() async throws {
+        let backend = try FaultServer { _, head in
+            .echo(status: 200) { request in
+                let text = head.path.hasSuffix("/audio/translations") ? "Good morning everyone." : Self.german
+                return ([("Content-Type", "application/json")], #"""
+                    {"text":"\#(text)","language":"german","segments":[{"id":0,"start":0.4,"end":1.6,"text":"\#(text)","no_speech_prob":0.01,"avg_logprob":-0.2}]}
+                    """#)
+            }
+        }
+        try await Self.transcribe(with: backend, language: "de", translate: true) { client, mediaID, chunks in
+            #expect(backend.requests.allSatisfy { $0.head.path == "/v1/audio/translations" && $0.field("language") == nil })
+            #expect(chunks.allSatisfy { $0.text == "Good morning everyone." && $0.language == "en" }, "\(chunks.map(\.text))")
+            let store = AdminStore(client: client)
+            let progress = try await store.progress(of: mediaID)
+            #expect(progress.translate && progress.languageText == "en (translated from de)")
+            #expect(try await store.transcript(mediaID: mediaID).language == "en")
+            let detected = try await Self.detected(client, mediaID)
+            #expect(detected == nil)
+            // Indexed as English: "mornings" finds "morning".
+            #expect(!(try await store.search("mornings", tenant: NewMedia.defaultTenant).hits.isEmpty))
         }
     }
 

@@ -9,7 +9,9 @@ Checks, each with an assertion that fails loudly:
 - response_format=diarized_json parses as the client's TranscriptionDiarized, with a speaker on
   every segment, and a voice sent as known_speaker_references[] comes back under its name;
 - bad input comes back as the client's typed errors: 415 for a file no decoder reads,
-  400 naming the field, 401 for an unknown key.
+  400 naming the field, 401 for an unknown key;
+- audio.translations.create takes OpenAI's fields only, and a fleet whose backend cannot
+  translate (steno-asr) answers with that backend's reason.
 """
 import argparse
 import os
@@ -91,6 +93,21 @@ def main():
             check(False, "response_format docx was accepted")
         except openai.BadRequestError as error:
             check(error.body.get("param") == "response_format", f"bad format: {error.body}")
+    # Translations: OpenAI's fields only, and a fleet whose backend (steno-asr) cannot translate
+    # says so through the client's own error type.
+    with open(args.book, "rb") as audio:
+        try:
+            client.audio.translations.create(model="whisper-1", file=audio, extra_body={"language": "de"})
+            check(False, "a translation with a language field was accepted")
+        except openai.BadRequestError as error:
+            check(error.body.get("param") == "language", f"translation with language: {error.body}")
+    with open(args.book, "rb") as audio:
+        try:
+            client.audio.translations.create(model="whisper-1", file=audio)
+            check(False, "steno-asr cannot translate, yet the translation succeeded")
+        except openai.APIStatusError as error:
+            check("does not translate" in str(error.message), f"the failure does not say why: {error.status_code} {error.message}")
+            print(f"translations through a backend that cannot translate: {error.status_code} {error.message[:160]}")
     try:
         OpenAI(base_url=args.base_url, api_key="stk_" + "A" * 43, max_retries=0).models.list()
         check(False, "an unknown key was accepted")

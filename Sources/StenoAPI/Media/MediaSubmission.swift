@@ -14,8 +14,11 @@ struct MediaSubmission: Sendable {
     var chapters: String?
     var webhook: String?
     var speakers: String?
+    var translate: String?
 
-    static let fields: Set<String> = ["url", "path", "title", "language", "model", "prompt", "priority", "chapters", "webhook", "speakers", "file"]
+    static let fields: Set<String> = [
+        "url", "path", "title", "language", "model", "prompt", "priority", "chapters", "webhook", "speakers", "translate", "file",
+    ]
 
     init(form: UploadReceiver.Form) throws {
         for (name, values) in form.fields where values.count > 1 {
@@ -53,10 +56,11 @@ struct MediaSubmission: Sendable {
         chapters = fields["chapters"]
         webhook = fields["webhook"]
         speakers = fields["speakers"]
+        translate = fields["translate"]
     }
 
     var options: MediaOptions {
         MediaOptions(title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters, webhook: webhook,
-                     speakers: speakers)
+                     speakers: speakers, translate: translate)
     }
 }

@@ -19,13 +19,17 @@ struct OpenAIRoutes: Sendable {
 
     var routes: [APIRoute] {
         [
-            .keyed(.post, "/v1/audio/transcriptions", openAITranscription),
+            .keyed(.post, "/v1/audio/transcriptions") { request, context in try await openAITranscription(request, context, translate: false) },
+            .keyed(.post, "/v1/audio/translations") { request, context in try await openAITranscription(request, context, translate: true) },
             .keyed(.get, "/v1/models") { request, context in try models(request, context) },
         ]
     }
 }
 
 extension OpenAIRoutes {
+    /// OpenAI's translation request fields; `temperature` is accepted and has no effect.
+    static let openAITranslationFields: Set<String> = ["model", "prompt", "response_format", "temperature"]
+
     /// OpenAI's transcription request fields; others OpenAI defines (`temperature`,
     /// `chunking_strategy`, `include[]`) are accepted and have no effect.
     static let openAIFields: Set<String> = [
@@ -39,20 +43,22 @@ extension OpenAIRoutes {
     /// becomes a media of the key's tenant, the fleet splits and transcribes it, and the answer
     /// comes when the merged transcript is ready. With `stream=true`, Server-Sent Events of
     /// `transcript.text.delta` as chapters finish, then `transcript.text.done`.
-    func openAITranscription(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+    /// `POST /v1/audio/translations` (`translate`) is the same for a media translated into English.
+    func openAITranscription(_ request: Request, _ context: APIRequestContext, translate: Bool) async throws -> Response {
         let principal = try context.require(.submit)
         let form = try await intake.uploads().receive(request)
         // Once the media is enqueued its upload is its source: an answer that fails after that
         // (a timeout, a failed media) leaves the file for the media that goes on.
         var enqueuedMedia = false
         do {
-            let plan = try OpenAITranscriptionPlan(form: form)
+            let plan = try OpenAITranscriptionPlan(form: form, translate: translate)
             guard let file = form.file else {
                 throw APIError.badRequest("send the recording as the multipart field file", field: "file")
             }
             let title = file.clientFilename.map { String($0.unicodeScalars.filter { $0 != "\u{0}" }.prefix(200)) }
-            let media = try MediaOptions(title: title, language: plan.language, prompt: plan.prompt, speakers: plan.speakers)
-                .validated(source: file.path, tenant: principal.tenant)
+            let media = try MediaOptions(
+                title: title, language: plan.language, prompt: plan.prompt, speakers: plan.speakers, translate: translate ? "true" : nil
+            ).validated(source: file.path, tenant: principal.tenant)
             try await RecordingIntake.checkDecodable(file)
             // Measured before the media exists: a reference that cannot be read refuses the request.
             let knownVoices = try await knownSpeakerVoices(plan.knownSpeakers)
@@ -69,7 +75,7 @@ extension OpenAIRoutes {
                 hub.unsubscribe(subscription)
                 throw error
             }
-            context.logger.info("transcription requested", metadata: [
+            context.logger.info(translate ? "translation requested" : "transcription requested", metadata: [
                 "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "upload.bytes": "\(file.bytes)", "stream": "\(plan.stream)",
             ])
             let follower = TranscriptionFollower(
@@ -141,17 +147,19 @@ struct OpenAITranscriptionPlan: Sendable {
     /// `known_speaker_names[]` with their `known_speaker_references[]` (data URLs of audio).
     var knownSpeakers: [(name: String, reference: String)]
 
-    init(form: UploadReceiver.Form) throws {
-        for name in form.fields.keys.sorted() where !OpenAIRoutes.openAIFields.contains(name) {
-            throw APIError.badRequest("unknown field \(name)", field: name)
+    init(form: UploadReceiver.Form, translate: Bool = false) throws {
+        let known = translate ? OpenAIRoutes.openAITranslationFields : OpenAIRoutes.openAIFields
+        for name in form.fields.keys.sorted() where !known.contains(name) {
+            throw APIError.badRequest(
+                "unknown field \(name)" + (translate ? "; a translation takes \(known.sorted().joined(separator: ", ")) and file" : ""), field: name)
         }
         guard form.field("model")?.allSatisfy(\.isWhitespace) == false else {
             throw APIError.badRequest("model is required (any name: the fleet's backends decide the model)", field: "model")
         }
         let formatName = form.field("response_format") ?? "json"
-        guard let format = OpenAITranscriptionFormat(rawValue: formatName) else {
+        guard let format = OpenAITranscriptionFormat(rawValue: formatName), !(translate && format == .diarizedJSON) else {
             throw APIError.badRequest(
-                "response_format must be one of \(OpenAITranscriptionFormat.allCases.map(\.rawValue).joined(separator: ", ")), not \(formatName)",
+                "response_format must be one of \(OpenAITranscriptionFormat.allCases.filter { !translate || $0 != .diarizedJSON }.map(\.rawValue).joined(separator: ", ")), not \(formatName)",
                 field: "response_format")
         }
         let granularities = (form.fields["timestamp_granularities[]"] ?? []) + (form.fields["timestamp_granularities"] ?? [])

@@ -14,11 +14,14 @@ public struct MediaOptions: Sendable, Equatable {
     public var webhook: String?
     /// `auto` (the default), `off`, a number of speakers, or a range such as `2-4`.
     public var speakers: String?
+    /// `true` translates the recording into English (`false` or nil: transcribe it).
+    public var translate: String?
 
     public init(
         title: String? = nil, language: String? = nil, model: String? = nil, prompt: String? = nil,
-        priority: String? = nil, chapters: String? = nil, webhook: String? = nil, speakers: String? = nil
+        priority: String? = nil, chapters: String? = nil, webhook: String? = nil, speakers: String? = nil, translate: String? = nil
     ) {
+        self.translate = translate
         self.speakers = speakers
         self.title = title
         self.language = language
@@ -63,7 +66,7 @@ public struct MediaOptions: Sendable, Equatable {
         }
         var givenLanguage: String?
         var multilingual = false
-        switch language?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch language {
         case nil, "auto": break
         case "multi": multilingual = true
         default:
@@ -103,6 +106,16 @@ public struct MediaOptions: Sendable, Equatable {
             source: source, title: title, language: givenLanguage, model: model, priority: priority, chapters: selection,
             webhookURL: webhook, prompt: trimmedPrompt, tenant: tenant, idempotencyKey: idempotencyKey)
         media.multilingual = multilingual
+        switch translate {
+        case nil, "false": break
+        case "true":
+            guard !multilingual else {
+                throw Problem(field: "translate", problem: "does not go with language multi: a translation is English whatever is spoken; leave language out")
+            }
+            media.translate = true
+        default:
+            throw Problem(field: "translate", problem: "must be true or false, not \(translate ?? "")")
+        }
         if let speakers {
             if speakers.trimmingCharacters(in: .whitespaces).lowercased() == "off" {
                 media.speakerDetection = false

@@ -8,6 +8,8 @@ public struct NewMedia: Sendable, Equatable {
     public var language: String?
     /// `--language multi`: the recording speaks several languages; none is settled for it.
     public var multilingual = false
+    /// `--translate`: the transcript is English, translated by the backend from the language spoken.
+    public var translate = false
     public var model: String?
     public var priority: JobPriority
     public var chapters: ChapterSelection

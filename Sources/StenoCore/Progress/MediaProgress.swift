@@ -44,10 +44,13 @@ public struct MediaProgress: Sendable, Equatable, Codable {
     public var languageDetected = false
     /// `--language multi`: each chunk keeps its own language.
     public var multilingual = false
+    /// `--translate`: the transcript is English, translated from `language` (if given).
+    public var translate = false
 
     /// The language as a person reads it: "de", "de (detected)", "several (each chunk its own)",
-    /// "not yet known (detected from the first answers)".
+    /// "not yet known (detected from the first answers)", "en (translated from de)".
     public var languageText: String {
+        if translate { return "en (translated" + (language.map { " from \($0))" } ?? ")") }
         if multilingual { return "several (each chunk its own)" }
         guard let language else { return "not yet known (detected from the first answers)" }
         return languageDetected ? "\(language) (detected)" : language

@@ -77,21 +77,22 @@ extension AdminStore {
             let speakersMinimum = media.map(\.speakers.minimum)
             let speakersMaximum = media.map(\.speakers.maximum)
             let multilinguals = media.map(\.multilingual)
+            let translations = media.map(\.translate)
             let rows = try await connection.query(
                 """
                 WITH input AS (
                     SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
                                          \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[],
                                          \(tenants)::text[], \(idempotencyKeys)::text[], \(webhooksFromClients)::boolean[],
-                                         \(speakerDetections)::boolean[], \(speakersMinimum)::integer[], \(speakersMaximum)::integer[], \(multilinguals)::boolean[])
+                                         \(speakerDetections)::boolean[], \(speakersMinimum)::integer[], \(speakersMaximum)::integer[], \(multilinguals)::boolean[], \(translations)::boolean[])
                         WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt,
                                              tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max,
-                                             multilingual, position)
+                                             multilingual, translate, position)
                 ), inserted AS (
                     INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                       tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual)
+                                       tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate)
                     SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt,
-                           tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual
+                           tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (

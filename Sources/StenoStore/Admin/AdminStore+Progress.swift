@@ -106,6 +106,7 @@ extension MediaProgress {
         language = try row.decode("language")
         languageDetected = try row.decode("language_detected")
         multilingual = try row.decode("multilingual")
+        translate = try row.decode("translate")
     }
 }
 

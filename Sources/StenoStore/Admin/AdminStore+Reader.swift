@@ -10,7 +10,7 @@ extension AdminStore {
     /// `TranscriptPage.windowSize` segments are read, whatever the chapter's length.
     public func transcriptPage(mediaID: Int64, tenant: String, chapter: Int?, from: Int?, time: Double?) async throws -> TranscriptPage {
         let media = try await client.query(
-            "SELECT id, source, title, coalesce(language, detected_language) AS language, duration_seconds FROM media WHERE id = \(mediaID) AND tenant = \(tenant)"
+            "SELECT id, source, title, steno_text_language(language, detected_language, translate) AS language, duration_seconds FROM media WHERE id = \(mediaID) AND tenant = \(tenant)"
         ).first
         guard let media else { throw Self.noSuchMedia(mediaID) }
         let chapterRows = try await client.query(

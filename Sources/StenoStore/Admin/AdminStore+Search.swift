@@ -22,16 +22,16 @@ extension AdminStore {
             WITH q AS MATERIALIZED (
                 SELECT (SELECT string_agg('(' || parsed::text || ')', ' | ')
                         FROM (SELECT websearch_to_tsquery(config, \(text)) AS parsed
-                              FROM (SELECT DISTINCT steno_search_config(coalesce(language, detected_language)) AS config FROM media
+                              FROM (SELECT DISTINCT steno_search_config(steno_text_language(language, detected_language, translate)) AS config FROM media
                                     WHERE tenant = \(tenant)
-                                      AND (\(language)::text IS NULL OR steno_search_config(coalesce(language, detected_language)) = steno_search_config(\(language)::text))) configs
+                                      AND (\(language)::text IS NULL OR steno_search_config(steno_text_language(language, detected_language, translate)) = steno_search_config(\(language)::text))) configs
                              ) parses
                         WHERE numnode(parsed) > 0)::tsquery AS query
             ), matches AS MATERIALIZED (
                 SELECT s.id, s.media_id, s.chapter_id, s.index, s.start_seconds, s.end_seconds, s.text, s.search, s.speaker
                 FROM q, segments s JOIN media m ON m.id = s.media_id
                 WHERE q.query IS NOT NULL AND s.search @@ q.query AND m.tenant = \(tenant)
-                  AND (\(language)::text IS NULL OR steno_search_config(coalesce(m.language, m.detected_language)) = steno_search_config(\(language)::text))
+                  AND (\(language)::text IS NULL OR steno_search_config(steno_text_language(m.language, m.detected_language, m.translate)) = steno_search_config(\(language)::text))
                   AND (\(speaker)::text IS NULL OR EXISTS (
                         SELECT 1 FROM speakers sp WHERE sp.media_id = s.media_id AND sp.number = s.speaker
                           AND lower(coalesce(sp.name, 'Speaker ' || sp.number)) = lower(\(speaker)::text)))
@@ -42,8 +42,8 @@ extension AdminStore {
                 ORDER BY rank DESC, matches.media_id DESC, matches.chapter_id, matches.index
                 LIMIT \(limit) OFFSET \(offset)
             )
-            SELECT (SELECT count(*) FROM matches) >= \(Self.searchCandidates) AS capped, h.media_id, m.title, coalesce(m.language, m.detected_language) AS language, c.index + 1 AS chapter, c.title AS chapter_title, h.index, h.start_seconds, h.end_seconds,
-                   ts_headline(steno_search_config(coalesce(m.language, m.detected_language)), h.text, q.query,
+            SELECT (SELECT count(*) FROM matches) >= \(Self.searchCandidates) AS capped, h.media_id, m.title, steno_text_language(m.language, m.detected_language, m.translate) AS language, c.index + 1 AS chapter, c.title AS chapter_title, h.index, h.start_seconds, h.end_seconds,
+                   ts_headline(steno_search_config(steno_text_language(m.language, m.detected_language, m.translate)), h.text, q.query,
                                'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxWords=40, MinWords=15, HighlightAll=false') AS headline,
                    (SELECT coalesce(sp.name, 'Speaker ' || sp.number) FROM speakers sp
                     WHERE sp.media_id = h.media_id AND sp.number = h.speaker
@@ -68,7 +68,7 @@ extension AdminStore {
     /// The languages of `tenant`'s media, for the search form's choice.
     public func languages(tenant: String) async throws -> [String] {
         try await client.query(
-            "SELECT DISTINCT coalesce(language, detected_language) AS language FROM media WHERE tenant = \(tenant) AND coalesce(language, detected_language) IS NOT NULL ORDER BY language"
+            "SELECT DISTINCT steno_text_language(language, detected_language, translate) AS language FROM media WHERE tenant = \(tenant) AND steno_text_language(language, detected_language, translate) IS NOT NULL ORDER BY language"
         ).map { try $0.decode("language") }
     }
 }

@@ -9,7 +9,7 @@ extension AdminStore {
     /// (1-based) only; `noTranscript` when no chapter has a segment or a merged text.
     public func transcriptSource(mediaID: Int64, chapter: Int? = nil) async throws -> TranscriptSource {
         let media = try await client.query(
-            "SELECT id, title, source, coalesce(language, detected_language) AS language, duration_seconds, state FROM media WHERE id = \(mediaID)"
+            "SELECT id, title, source, steno_text_language(language, detected_language, translate) AS language, duration_seconds, state FROM media WHERE id = \(mediaID)"
         ).first
         guard let media else { throw Self.noSuchMedia(mediaID) }
         if let chapter {

@@ -23,6 +23,8 @@ extension WorkStore {
         public var detectedLanguage: String?
         /// `--language multi`: no language is settled; each chunk keeps its own.
         public var multilingual: Bool = false
+        /// `--translate`: asked through the backend's translations endpoint; the answer is English.
+        public var translate: Bool = false
         /// The media's own model (`steno enqueue --model`), else nil for the worker's.
         public var model: String?
         /// The media's prompt (`steno enqueue --prompt`).
@@ -37,7 +39,7 @@ extension WorkStore {
 
         /// The language the chunk is asked in: the one given, else the one settled for its
         /// media; nil lets the backend detect it.
-        public var askedLanguage: String? { language ?? (multilingual ? nil : detectedLanguage) }
+        public var askedLanguage: String? { translate ? nil : language ?? (multilingual ? nil : detectedLanguage) }
 
         public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
     }
@@ -81,7 +83,7 @@ extension WorkStore {
             """
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
-                   m.detected_language, m.multilingual, m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection,
+                   m.detected_language, m.multilingual, m.translate, m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection,
                    k.usage_seconds
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
@@ -93,6 +95,7 @@ extension WorkStore {
             state: try row.decode("state"), chapterState: try row.decode("chapter_state"), mediaState: try row.decode("media_state"),
             mediaPriority: try row.decode("media_priority"), source: try row.decode("source"), language: try row.decode("language"),
             detectedLanguage: try row.decode("detected_language"), multilingual: try row.decode("multilingual"),
+            translate: try row.decode("translate"),
             model: try row.decode("model"), prompt: try row.decode("prompt"),
             // Chunks planned before speech detection (no speech_seconds) hold loudness regions.
             speech: try row.decode("speech_seconds", as: Double?.self) == nil
@@ -176,7 +179,7 @@ extension WorkStore {
                     answer_held_until = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
-            if chunk.language == nil, !chunk.multilingual, chunk.detectedLanguage == nil, stored.language != nil {
+            if chunk.language == nil, !chunk.multilingual, !chunk.translate, chunk.detectedLanguage == nil, stored.language != nil {
                 try await settleLanguage(mediaID: chunk.mediaID, besides: lease.jobID, on: connection)
             }
             let held = !(try await JobStore.end([lease], as: .succeeded(), now: time.now, on: connection)).isEmpty

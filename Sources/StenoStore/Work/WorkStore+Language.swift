@@ -8,7 +8,7 @@ extension WorkStore {
     /// The language settled for a media whose language was not given, if it is settled yet.
     public func settledLanguage(mediaID: Int64) async throws -> String? {
         try await client.query(
-            "SELECT detected_language FROM media WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual"
+            "SELECT detected_language FROM media WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual AND NOT translate"
         ).first?.decode("detected_language")
     }
 
@@ -41,12 +41,13 @@ extension WorkStore {
     }
 
     /// Settles the language of a media whose language was not given, from its answers so far,
-    /// and returns it; nil for a media whose language was given or that speaks several, and
+    /// and returns it; nil for a media whose language was given, that speaks several or is
+    /// translated, and
     /// while its answers say no language (or two, exactly as much).
     public func settleLanguageForMerge(mediaID: Int64) async throws -> String? {
         try await client.withTransaction { connection in
             guard let row = try await connection.query(
-                "SELECT detected_language FROM media WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual FOR UPDATE"
+                "SELECT detected_language FROM media WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual AND NOT translate FOR UPDATE"
             ).first else { return nil }
             if let settled: String = try row.decode("detected_language") { return settled }
             try await settleLanguage(mediaID: mediaID, besides: 0, atMerge: true, on: connection)

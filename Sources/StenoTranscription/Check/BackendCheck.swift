@@ -18,8 +18,20 @@ public struct BackendCheck: Sendable {
         /// learned from the backend's refusal of `verbose_json`.
         public var responseFormat: String?
         public var failure: TranscriptionError?
+        /// Whether the backend translates (`/v1/audio/translations`, for `steno enqueue
+        /// --translate`): nil when not tried (the transcription failed), else nil failure for yes.
+        public var translation: Translation?
 
         public var succeeded: Bool { failure == nil }
+    }
+
+    /// The same probe sent to the translations endpoint.
+    public struct Translation: Sendable {
+        /// The URL it went to, without credentials; nil when the backend's path has none.
+        public var url: String?
+        public var failure: TranscriptionError?
+
+        public var available: Bool { failure == nil }
     }
 
     /// One second of a 440 Hz tone, 16 kHz mono WAV: every backend decodes WAV.
@@ -40,7 +52,17 @@ public struct BackendCheck: Sendable {
         } catch {
             report.latency = ContinuousClock.now - started
             report.failure = error
+            return report
         }
+        var translate = request
+        translate.task = .translate
+        var translation = Translation(url: configuration.translationURL.map(SecretRedactor.redactURLCredentials(in:)))
+        do {
+            _ = try await client.transcribe(translate, cancellation: cancellation)
+        } catch {
+            translation.failure = error
+        }
+        report.translation = translation
         return report
     }
 }

@@ -1,6 +1,8 @@
 extension TranscriptionClient {
     /// The multipart form for one chunk: `file` named with the format's extension, `model`, and
     /// the optional fields the configuration and request call for.
+    /// A translation goes to the translations endpoint with the fields OpenAI defines for it:
+    /// no `language` (the answer is English) and no `timestamp_granularities[]`.
     func httpRequest(
         for request: TranscriptionRequest, audio: [UInt8], model: String, format: TranscriptionResponseFormat, timeout: Duration
     ) -> HTTPRequest {
@@ -8,12 +10,13 @@ extension TranscriptionClient {
             ("model", model),
             ("response_format", format.rawValue),
         ]
-        if format == .verboseJSON {
+        let translating = request.task == .translate
+        if format == .verboseJSON, !translating {
             for granularity in configuration.timestampGranularities {
                 fields.append(("timestamp_granularities[]", granularity.rawValue))
             }
         }
-        if let language = request.language, !language.isEmpty { fields.append(("language", language)) }
+        if let language = request.language, !language.isEmpty, !translating { fields.append(("language", language)) }
         if let prompt = request.prompt, !prompt.isEmpty { fields.append(("prompt", prompt)) }
         if let temperature = request.temperature { fields.append(("temperature", "\(temperature)")) }
         for extra in configuration.extraFields {
@@ -29,7 +32,7 @@ extension TranscriptionClient {
         headers.append("Expect:")
 
         return HTTPRequest(
-            url: configuration.endpointURL, headerLines: headers,
+            url: translating ? configuration.translationURL ?? configuration.endpointURL : configuration.endpointURL, headerLines: headers,
             body: .multipart(
                 fields: fields,
                 file: .init(

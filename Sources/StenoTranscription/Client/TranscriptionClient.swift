@@ -95,6 +95,14 @@ public final class TranscriptionClient: Sendable {
                 .invalidConfiguration, .configuration, "the backend URL \(configuration.displayURL) is not http:// or https://",
                 backend: configuration.name))
         }
+        if request.task == .translate, configuration.translationURL == nil {
+            // The media asked for what this backend cannot do; the backend still transcribes
+            // everything else, so this fails the chunk, not the fleet's use of the backend.
+            return .failure(TranscriptionError(
+                .invalidConfiguration, .permanent,
+                "the backend's path \(configuration.path) has no translations endpoint beside it; set STENO_BACKEND_TRANSLATION_PATH, or enqueue the media without --translate",
+                backend: configuration.name))
+        }
         var deadline = clock.now + configuration.limits.attempt
         let policy = configuration.retry
         var requests = 0

@@ -10,6 +10,7 @@ extension TranscriptionBackendConfiguration {
     /// | --- | --- | --- |
     /// | `STENO_BACKEND_URL` | base URL: `https://api.openai.com`, `https://api.groq.com/openai`, `http://asr:8000` | required |
     /// | `STENO_BACKEND_PATH` | endpoint path (`/inference` for a plain whisper.cpp server) | `/v1/audio/transcriptions` |
+    /// | `STENO_BACKEND_TRANSLATION_PATH` | the translations endpoint (`steno enqueue --translate`) | beside the path: `/v1/audio/translations` |
     /// | `STENO_BACKEND_NAME` | name in logs, results and reports | `primary` / `fallback` |
     /// | `STENO_API_KEY`, `STENO_API_KEY_FILE` | bearer key, or a file holding it (the file wins) | none |
     /// | `STENO_MODEL` | `whisper-1`, `gpt-4o-transcribe`, `Systran/faster-whisper-small`, ... | `whisper-1` |
@@ -37,6 +38,7 @@ extension TranscriptionBackendConfiguration {
         }
         var configuration = TranscriptionBackendConfiguration(name: reader.string("BACKEND_NAME") ?? defaultName, baseURL: baseURL)
         if let path = reader.string("BACKEND_PATH") { configuration.path = path }
+        configuration.translationPath = reader.string("BACKEND_TRANSLATION_PATH")
         configuration.apiKey = try reader.apiKey()
         if let model = reader.string("MODEL") { configuration.model = model }
         configuration.extraHeaders = try reader.headers("BACKEND_HEADERS")

@@ -13,6 +13,9 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
     /// The endpoint below the base URL; whisper.cpp's server answers on `/inference` unless started
     /// with `--inference-path /v1/audio/transcriptions`.
     public var path: String
+    /// The translations endpoint below the base URL; nil: beside `path`, `/v1/audio/translations`
+    /// for `/v1/audio/transcriptions` (`translationURL`).
+    public var translationPath: String?
     public var apiKey: APIKey?
     public var model: String
     /// Sent with every request, such as `OpenAI-Organization`. Values may be secret: never printed.
@@ -52,8 +55,22 @@ public struct TranscriptionBackendConfiguration: Sendable, CustomStringConvertib
         self.retry = retry
     }
 
+    /// The full URL a translation is posted to: `translationPath` below the base URL, else the
+    /// transcription endpoint's sibling (`.../audio/translations` for `.../audio/transcriptions`);
+    /// nil when the transcription path has no such sibling (whisper.cpp's `/inference`).
+    public var translationURL: String? {
+        if let translationPath { return Self.url(base: baseURL, path: translationPath) }
+        let transcriptions = "/audio/transcriptions"
+        guard endpointURL.hasSuffix(transcriptions) else { return nil }
+        return String(endpointURL.dropLast(transcriptions.count)) + "/audio/translations"
+    }
+
     /// The full URL posted to.
     public var endpointURL: String {
+        Self.url(base: baseURL, path: path)
+    }
+
+    static func url(base baseURL: String, path: String) -> String {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         var path = path.hasPrefix("/") ? path : "/" + path

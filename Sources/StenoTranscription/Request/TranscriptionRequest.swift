@@ -15,6 +15,8 @@ public struct TranscriptionRequest: Sendable {
     public var model: String?
     /// 0...1; nil leaves the backend's default.
     public var temperature: Double?
+    /// Transcribe (the default), or translate into English through the backend's translations endpoint.
+    public var task: TranscriptionTask = .transcribe
     /// Runs before each HTTP request of the attempt (retries included, after the rate limit
     /// gate); an error it throws ends the attempt without sending. The worker withholds uploads
     /// on a lease it may have lost (`LeaseWatch`).

@@ -47,6 +47,7 @@ extension ChunkJobHandler {
                 language: request.language, prompt: coverage.prompt(for: span, in: filled, chunk: range, speech: speech, mediaPrompt: chunk.prompt),
                 model: chunk.model)
             again.beforeEachRequest = request.beforeEachRequest
+            again.task = request.task
             let heard: TranscriptionResult
             do {
                 heard = try await requests.withPermit(classify: Self.congestion) {

@@ -9,8 +9,10 @@ import StenoTranscription
 /// One language per media: an answer in another language than the media's is asked again in it.
 extension ChunkJobHandler {
     /// The language an answer is in: the one it was asked in, else the one the backend said it
-    /// detected (spelled out or as a code, normalized to the code).
+    /// detected (spelled out or as a code, normalized to the code); English for a translation.
     static func language(of result: TranscriptionResult, askedIn request: TranscriptionRequest) -> String? {
+        // A translation is English, whatever the backend says was spoken.
+        if request.task == .translate { return "en" }
         if let asked = request.language { return LanguageCode.normalized(asked) ?? asked }
         return result.transcription.language.flatMap(LanguageCode.normalized)
     }
@@ -22,7 +24,7 @@ extension ChunkJobHandler {
     func inSettledLanguage(
         _ answer: WorkStore.StoredTranscription, _ chunk: WorkStore.ChunkRecord, _ request: TranscriptionRequest, _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
-        guard request.language == nil, chunk.language == nil, !chunk.multilingual, let said = answer.language,
+        guard request.language == nil, chunk.language == nil, !chunk.multilingual, !chunk.translate, let said = answer.language,
               let settled = try await store.settledLanguage(mediaID: chunk.mediaID), settled != said
         else { return answer }
         let metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "answered_in": "\(said)", "media_language": "\(settled)"]

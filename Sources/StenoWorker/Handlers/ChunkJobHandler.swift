@@ -178,6 +178,7 @@ public struct ChunkJobHandler: JobHandler {
         var request = TranscriptionRequest(
             upload: upload, format: audioFormat, duration: .seconds(audio / speedup),
             language: chunk.askedLanguage, prompt: chunk.prompt, model: chunk.model)
+        request.task = chunk.translate ? .translate : .transcribe
         let watch = context.leaseWatch
         let cancellation = context.cancellation
         let availability = availability

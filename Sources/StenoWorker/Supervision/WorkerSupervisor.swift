@@ -108,7 +108,7 @@ public struct WorkerSupervisor: Service, CustomStringConvertible {
             // then the fleet takes them back.
             if case .signaled = exit, !Task.isShuttingDownGracefully { await takeBack(exit) }
             if Task.isShuttingDownGracefully || Task.isCancelled {
-                exitStatus.set(Self.status(exit))
+                exitStatus.set(Self.shutdownStatus(exit))
                 return
             }
             guard case .signaled = exit else {
@@ -133,6 +133,13 @@ public struct WorkerSupervisor: Service, CustomStringConvertible {
     public static func restartWait(lived: Duration, previous: Duration?) -> Duration {
         guard let previous, lived < .seconds(60) else { return .milliseconds(100) }
         return min(max(previous * 2, .seconds(1)), .seconds(30))
+    }
+
+    /// The status the parent exits with when it stopped: 0 when its child ended by the SIGTERM
+    /// the parent sent it, which a child still starting (before it handles signals) dies of at
+    /// once, with nothing to hand back; else the child's end, as a shell reports it.
+    static func shutdownStatus(_ exit: WorkerExit) -> Int32 {
+        exit == .signaled(SIGTERM) ? 0 : status(exit)
     }
 
     /// The status the parent exits with for its child's end, as a shell reports it.

@@ -38,12 +38,22 @@ struct MediaOptionsTests {
     func languageModes() throws {
         let given = try MediaOptions(language: "de").validated(source: "/media/a.mp3")
         #expect(given.language == "de" && !given.multilingual)
-        for auto in [nil, "auto", " AUTO "] {
+        for auto in [nil, "auto"] {
             let media = try MediaOptions(language: auto).validated(source: "/media/a.mp3")
             #expect(media.language == nil && !media.multilingual, "\(auto ?? "nil")")
         }
         let multi = try MediaOptions(language: "multi").validated(source: "/media/a.mp3")
         #expect(multi.language == nil && multi.multilingual)
+        let translated = try MediaOptions(language: "de", translate: "true").validated(source: "/media/a.mp3")
+        #expect(translated.translate && translated.language == "de")
+        #expect(try !MediaOptions(translate: "false").validated(source: "/media/a.mp3").translate)
+        for bad in [MediaOptions(translate: "yes"), MediaOptions(language: "multi", translate: "true")] {
+            #expect {
+                _ = try bad.validated(source: "/media/a.mp3")
+            } throws: { error in
+                (error as? MediaOptions.Problem)?.field == "translate"
+            }
+        }
         #expect {
             _ = try MediaOptions(language: "klingon").validated(source: "/media/a.mp3")
         } throws: { error in
