@@ -60,6 +60,9 @@ struct MediaLanguageEndToEndTests {
                 $0.planner.targetDuration = MediaTime(seconds: 12)
                 $0.concurrency = 1
                 $0.coverage = nil
+                // Who said what is not what these tests are about, and its model is the
+                // heaviest part of a chunk job on a machine the whole phase shares.
+                $0.speakerDetection = false
             }) { _ in
                 let mediaID = try await db.enqueue(audio.path, language: language, multilingual: multilingual, translate: translate)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")

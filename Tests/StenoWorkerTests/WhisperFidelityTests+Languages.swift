@@ -67,6 +67,7 @@ extension WhisperFidelityTests {
                 try await RunningWorker.with(database: database, backendURL: url, configure: {
                     $0.planner.targetDuration = MediaTime(seconds: 15)
                     $0.concurrency = 1
+                    $0.speakerDetection = false
                 }) { _ in
                     let store = AdminStore(client: client)
                     for (speech, audio) in recordings {
