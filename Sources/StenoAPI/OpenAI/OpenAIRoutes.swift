@@ -157,9 +157,11 @@ struct OpenAITranscriptionPlan: Sendable {
             throw APIError.badRequest("model is required (any name: the fleet's backends decide the model)", field: "model")
         }
         let formatName = form.field("response_format") ?? "json"
-        guard let format = OpenAITranscriptionFormat(rawValue: formatName), !(translate && format == .diarizedJSON) else {
+        // A translation has no speakers to name: OpenAI's translations take no diarized_json.
+        let formats = OpenAITranscriptionFormat.allCases.filter { !translate || $0 != .diarizedJSON }
+        guard let format = OpenAITranscriptionFormat(rawValue: formatName), formats.contains(format) else {
             throw APIError.badRequest(
-                "response_format must be one of \(OpenAITranscriptionFormat.allCases.filter { !translate || $0 != .diarizedJSON }.map(\.rawValue).joined(separator: ", ")), not \(formatName)",
+                "response_format must be one of \(formats.map(\.rawValue).joined(separator: ", ")), not \(formatName)",
                 field: "response_format")
         }
         let granularities = (form.fields["timestamp_granularities[]"] ?? []) + (form.fields["timestamp_granularities"] ?? [])

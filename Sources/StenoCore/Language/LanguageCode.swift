@@ -17,11 +17,6 @@ public enum LanguageCode {
         return nil
     }
 
-    /// The language's English name, as Whisper spells it, for people reading a status.
-    public static func name(_ code: String) -> String? {
-        names[code.lowercased()]
-    }
-
     /// Whisper's languages (its tokenizer's table), by code.
     static let names: [String: String] = [
         "en": "english", "zh": "chinese", "de": "german", "es": "spanish", "ru": "russian", "ko": "korean",

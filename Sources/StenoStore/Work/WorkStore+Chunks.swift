@@ -36,10 +36,16 @@ extension WorkStore {
         public var speakerDetection: Bool = true
         /// What the backend was paid for the chunk's answer so far, in seconds, where it said.
         public var usageSeconds: Double?
+        /// What the chunk's answer cost so far, where the backend's price is known.
+        public var costUSD: Double?
 
         /// The language the chunk is asked in: the one given, else the one settled for its
         /// media; nil lets the backend detect it.
         public var askedLanguage: String? { translate ? nil : language ?? (multilingual ? nil : detectedLanguage) }
+
+        /// Whether the media's language is the one its answers settle (`auto`): none was
+        /// given, and it neither speaks several nor is translated.
+        public var languageFromAnswers: Bool { language == nil && !multilingual && !translate }
 
         public var isCancelled: Bool { state == .cancelled || chapterState == .cancelled || mediaState == .cancelled }
     }
@@ -84,7 +90,7 @@ extension WorkStore {
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
                    m.detected_language, m.multilingual, m.translate, m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection,
-                   k.usage_seconds
+                   k.usage_seconds, k.cost_usd::float8 AS cost_usd
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
             """
@@ -100,7 +106,8 @@ extension WorkStore {
             // Chunks planned before speech detection (no speech_seconds) hold loudness regions.
             speech: try row.decode("speech_seconds", as: Double?.self) == nil
                 ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")),
-            speakerDetection: try row.decode("speaker_detection"), usageSeconds: try row.decode("usage_seconds"))
+            speakerDetection: try row.decode("speaker_detection"), usageSeconds: try row.decode("usage_seconds"),
+            costUSD: try row.decode("cost_usd"))
     }
 
     /// Whether a chunk job may transcribe its chunk.
@@ -179,7 +186,7 @@ extension WorkStore {
                     answer_held_until = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
-            if chunk.language == nil, !chunk.multilingual, !chunk.translate, chunk.detectedLanguage == nil, stored.language != nil {
+            if chunk.languageFromAnswers, chunk.detectedLanguage == nil, stored.language != nil {
                 try await settleLanguage(mediaID: chunk.mediaID, besides: lease.jobID, on: connection)
             }
             let held = !(try await JobStore.end([lease], as: .succeeded(), now: time.now, on: connection)).isEmpty

@@ -37,13 +37,12 @@ extension WorkStore {
         }
         guard let settled = vote.settled(seconds, complete: complete) else { return }
         try await connection.query(
-            "UPDATE media SET detected_language = \(settled), updated_at = now() WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual AND detected_language IS NULL")
+            "UPDATE media SET detected_language = \(settled), updated_at = now() WHERE id = \(mediaID) AND language IS NULL AND NOT multilingual AND NOT translate AND detected_language IS NULL")
     }
 
     /// Settles the language of a media whose language was not given, from its answers so far,
     /// and returns it; nil for a media whose language was given, that speaks several or is
-    /// translated, and
-    /// while its answers say no language (or two, exactly as much).
+    /// translated, and while its answers say no language (or two, exactly as much).
     public func settleLanguageForMerge(mediaID: Int64) async throws -> String? {
         try await client.withTransaction { connection in
             guard let row = try await connection.query(
@@ -53,11 +52,6 @@ extension WorkStore {
             try await settleLanguage(mediaID: mediaID, besides: 0, atMerge: true, on: connection)
             return try await connection.query("SELECT detected_language FROM media WHERE id = \(mediaID)").first?.decode("detected_language")
         }
-    }
-
-    /// What the chunk's answer cost so far, where the backend's price is known.
-    public func chunkCost(_ chunkID: Int64) async throws -> Double? {
-        try await client.query("SELECT cost_usd::float8 AS cost FROM chunks WHERE id = \(chunkID)").first?.decode("cost")
     }
 
     /// The chapter's answered chunks whose answer is in another language than `language`, in order.

@@ -24,7 +24,7 @@ extension ChunkJobHandler {
     func inSettledLanguage(
         _ answer: WorkStore.StoredTranscription, _ chunk: WorkStore.ChunkRecord, _ request: TranscriptionRequest, _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
-        guard request.language == nil, chunk.language == nil, !chunk.multilingual, !chunk.translate, let said = answer.language,
+        guard request.language == nil, chunk.languageFromAnswers, let said = answer.language,
               let settled = try await store.settledLanguage(mediaID: chunk.mediaID), settled != said
         else { return answer }
         let metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "answered_in": "\(said)", "media_language": "\(settled)"]
@@ -84,7 +84,7 @@ extension ChunkJobHandler {
             stored.language = language
             (paidAgain, costAgain) = (stored.usageSeconds ?? length, stored.costUSD)
             stored.usageSeconds = (chunk.usageSeconds ?? length) + paidAgain
-            stored.costUSD = Self.sum(try await store.chunkCost(chunkID), costAgain)
+            stored.costUSD = Self.sum(chunk.costUSD, costAgain)
             answer = stored
         } catch let error as MediaError where error.code != .cancelled {
             metrics.recordLanguageAskedAgain(.failed)
