@@ -156,6 +156,7 @@ let package = Package(
                 "StenoMedia",
                 "StenoTranscription",
                 "StenoVoice",
+                "StenoSpeech",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -168,6 +169,7 @@ let package = Package(
             dependencies: [
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "StenoWorker",
+                "StenoSpeech",
                 "StenoLogging",
                 "StenoMedia",
                 "StenoPostgres",
@@ -258,7 +260,7 @@ let package = Package(
             name: "StenoWorkerTests",
             dependencies: [
                 "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoVoice", "StenoCore", "StenoInfrastructure",
-                "StenoTestSupport",
+                "StenoSpeech", "StenoTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -20,12 +20,14 @@ public struct SpeechModel: Sendable, Equatable {
             dictionary: directory + "/cmudict-en-us.dict")
     }
 
-    /// Checks that the files exist, so that a missing package shows at start-up with what to install.
-    public func validate() throws(SpeechError) {
-        for path in [acousticModel, languageModel, dictionary] where !FileManager.default.fileExists(atPath: path) {
+    /// Checks that the files exist, so that a missing package shows at start-up with what to
+    /// install. Alignment needs no language model: the text it aligns is its grammar.
+    public func validate(forAlignment: Bool = false) throws(SpeechError) {
+        let needed = forAlignment ? [acousticModel, dictionary] : [acousticModel, languageModel, dictionary]
+        for path in needed where !FileManager.default.fileExists(atPath: path) {
             throw SpeechError(
                 .modelUnavailable,
-                "model file \(path) is missing: apt-get install pocketsphinx-en-us, or set STENO_ASR_MODEL_DIR to a folder with en-us/, en-us.lm.bin and cmudict-en-us.dict")
+                "model file \(path) is missing: apt-get install pocketsphinx-en-us, or point Steno at a folder with en-us/, en-us.lm.bin and cmudict-en-us.dict (STENO_ASR_MODEL_DIR for steno-asr, STENO_ALIGNMENT_MODEL_DIR for steno-worker)")
         }
     }
 }

@@ -7,6 +7,7 @@ import StenoInfrastructure
 import StenoLogging
 import StenoMedia
 import StenoPostgres
+import StenoSpeech
 import StenoTranscription
 import StenoVoice
 import StenoWorker
@@ -176,6 +177,14 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         case "off": settings.coverage = nil
         case let other?: throw ValidationError("STENO_RECOVER_SPEECH must be on or off, not \"\(other)\"")
         }
+        switch environment["STENO_ALIGNMENT"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "": settings.textAlignment = .auto
+        case let value?:
+            guard let alignment = WorkerConfiguration.TextAlignment(rawValue: value) else {
+                throw ValidationError("STENO_ALIGNMENT must be auto, on or off, not \"\(value)\"")
+            }
+            settings.textAlignment = alignment
+        }
         switch environment["STENO_SPEAKERS"]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case nil, "", "on": settings.speakerDetection = true
         case "off": settings.speakerDetection = false
@@ -235,6 +244,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let speakers = settings.speakerDetection
             ? SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: SpeakerEncoderModel.locate(configured: speakerModel ?? environment["STENO_SPEAKER_MODEL"])))
             : nil
+        let aligner = try textAligner(settings.textAlignment, environment: environment, logger: logger)
         for (flag, flagName, name) in [
             (pollSeconds, "--poll-seconds", "STENO_WORKER_POLL_SECONDS"), (rescueSeconds, "--rescue-seconds", "STENO_WORKER_RESCUE_SECONDS"),
         ] where flag != nil || environment[name] != nil {
@@ -257,8 +267,27 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         let gate = FleetRateGate(client: client, metrics: metrics, logger: logger)
         let transcription = try FallbackTranscriptionClient.fromEnvironment(backendEnvironment, gate: gate, logger: logger)
         return try WorkerRuntime(
-            configuration: settings, database: database, client: client, transcription: transcription, voice: voice, speakers: speakers, metrics: metrics,
-            logger: logger)
+            configuration: settings, database: database, client: client, transcription: transcription, voice: voice, speakers: speakers, aligner: aligner,
+            metrics: metrics, logger: logger)
+    }
+
+    /// The aligner that times text-only answers: always with `on` (a missing model stops the
+    /// start with what to install), never with `off`, and with `auto` when its model is installed.
+    private func textAligner(_ setting: WorkerConfiguration.TextAlignment, environment: [String: String], logger: Logger) throws -> TextAligner? {
+        guard setting != .off else { return nil }
+        let directory = environment["STENO_ALIGNMENT_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        let model = directory.map { SpeechModel.englishUS(directory: $0) } ?? .englishUS()
+        let made = Result { () throws(SpeechError) in try TextAligner(model: model, logger: logger) }
+        switch made {
+        case .success(let aligner):
+            return aligner
+        case .failure(let error) where setting == .auto && error.code == .modelUnavailable:
+            logger.warning(
+                "text-only answers will be timed by laying their words over the speech, not by alignment: \(error) (STENO_ALIGNMENT=off silences this)")
+            return nil
+        case .failure(let error):
+            throw error
+        }
     }
 
     /// The flag's text, else the variable's: flags override the STENO_WORKER_* variables.

@@ -35,6 +35,7 @@ import Testing
         #expect(transcription.words[1].start == 0.24)
         #expect(transcription.language == "english")
         #expect(transcription.usage == TranscriptionUsage(seconds: 9))
+        #expect(transcription.timed)
     }
 
     @Test func gpt4oJSONWithTokenUsageYieldsOneSegmentForTheChunk() throws {
@@ -46,6 +47,7 @@ import Testing
         let transcription = try parse(body, format: .json, duration: .seconds(42))
         #expect(transcription.segments == [TranscriptionSegment(start: 0, end: 42, text: "Welcome back to the show. Today we talk about tides.")])
         #expect(transcription.words.isEmpty)
+        #expect(!transcription.timed, "the one segment is Steno's, not the backend's: the worker aligns its text")
         #expect(transcription.usage == TranscriptionUsage(inputTokens: 14, outputTokens: 45, totalTokens: 59))
     }
 
@@ -127,6 +129,7 @@ import Testing
 
     @Test func plainTextFormat() throws {
         let transcription = try parse("Hello there.\n", format: .text, duration: .seconds(3))
+        #expect(!transcription.timed)
         #expect(transcription.segments == [TranscriptionSegment(start: 0, end: 3, text: "Hello there.")])
     }
 

@@ -4,6 +4,7 @@ import ServiceLifecycle
 import StenoCore
 import StenoInfrastructure
 import StenoPostgres
+import StenoSpeech
 import StenoTestSupport
 import StenoTranscription
 import StenoVoice
@@ -32,7 +33,7 @@ struct RunningWorker {
     static func with<Result>(
         database: TestDatabase, backendURL: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
         configureBackend: (inout TranscriptionBackendConfiguration) -> Void = { _ in },
-        clock: any MonotonicClock = .continuous,
+        clock: any MonotonicClock = .continuous, aligner: TextAligner? = nil,
         _ body: (RunningWorker) async throws -> Result
     ) async throws -> Result {
         var settings = WorkerConfiguration(
@@ -57,7 +58,7 @@ struct RunningWorker {
         let runtime = try WorkerRuntime(
             configuration: settings, database: database.configuration, client: client, transcription: transcription,
             voice: try SileroModel(contentsOf: VoiceModelFile.path),
-            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, metrics: metrics,
+            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, aligner: aligner, metrics: metrics,
             clock: clock, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }

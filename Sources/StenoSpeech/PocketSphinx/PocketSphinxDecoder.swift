@@ -64,6 +64,11 @@ final class PocketSphinxDecoder {
         }
         try PocketSphinxCall.check(ps_end_utt(decoder), "ps_end_utt")
 
+        return Self.words(of: decoder)
+    }
+
+    /// The words of the decoder's last utterance, times relative to its first sample.
+    static func words(of decoder: OpaquePointer) -> [RecognizedWord] {
         var words: [RecognizedWord] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
@@ -92,5 +97,5 @@ final class PocketSphinxDecoder {
         return raw
     }
 
-    private static let silenceLoggingOnce: Void = steno_sphinx_silence_logging()
+    static let silenceLoggingOnce: Void = steno_sphinx_silence_logging()
 }

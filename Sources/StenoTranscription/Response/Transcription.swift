@@ -11,6 +11,9 @@ public struct Transcription: Sendable, Equatable {
     /// The audio duration the backend saw, in seconds.
     public var duration: Double?
     public var usage: TranscriptionUsage?
+    /// False when the backend gave no times at all (`json` or `text` without segments): the one
+    /// segment then spans the chunk, and where its words were said is for Steno to find.
+    public var timed = true
 
     public init(
         text: String, segments: [TranscriptionSegment], words: [TranscriptionWord] = [], language: String? = nil,

@@ -21,7 +21,9 @@ enum TranscriptionResponseParser {
     ) throws(Failure) -> Transcription {
         if format == .text {
             let text = String(decoding: body, as: UTF8.self).trimmingWhitespace
-            return Transcription(text: text, segments: wholeChunkSegment(text: text, duration: chunkDuration?.seconds))
+            var transcription = Transcription(text: text, segments: wholeChunkSegment(text: text, duration: chunkDuration?.seconds))
+            transcription.timed = false
+            return transcription
         }
         let wire: WireTranscription
         do {
@@ -55,12 +57,15 @@ enum TranscriptionResponseParser {
         }
 
         let text = (wire.text ?? segments.map(\.text).joined(separator: " ")).trimmingWhitespace
+        let timed = !segments.isEmpty || !words.isEmpty
         if segments.isEmpty {
             segments = wholeChunkSegment(text: text, duration: chunkDuration?.seconds ?? wire.duration?.value)
         }
-        return Transcription(
+        var transcription = Transcription(
             text: text, segments: segments, words: words, language: wire.language, duration: wire.duration?.value,
             usage: wire.usage?.usage)
+        transcription.timed = timed
+        return transcription
     }
 
     /// A transcription without timestamps still covers its chunk, as one segment.

@@ -65,6 +65,16 @@ public struct WorkerConfiguration: Sendable {
     /// How speech an answer left without words is found and asked for again
     /// (`SpeechCoverage`); nil does not look (`STENO_RECOVER_SPEECH=off`). Needs speech detection.
     public var coverage: SpeechCoverage? = SpeechCoverage()
+    /// Whether the words of text-only answers are timed by aligning the text with the chunk's
+    /// audio (`STENO_ALIGNMENT`): `auto` (the default) when pocketsphinx's English model is
+    /// installed, `on` always (the worker does not start without the model), `off` never
+    /// (the words are laid over the chunk's speech).
+    public var textAlignment = TextAlignment.auto
+
+    public enum TextAlignment: String, Sendable {
+        case auto, on, off
+    }
+
     /// Chunks are played this much faster before upload, their pitch kept (`STENO_SPEEDUP`,
     /// 1 to 3): fewer seconds billed, times scaled back. bench/quality measures what it costs in
     /// words.

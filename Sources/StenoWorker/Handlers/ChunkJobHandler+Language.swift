@@ -45,7 +45,7 @@ extension ChunkJobHandler {
         }
         var stored = Self.stored(second, chunk: chunk.span, encodedBytes: answer.encodedBytes, speedup: speedup)
         stored.voices = answer.voices
-        stored = try await recovered(try await gated(stored, second, inLanguage, again, context), inLanguage, again, context)
+        stored = try await reviewed(stored, second, inLanguage, again, context)
         // Both answers were billed: by the backend's usage where it said, else by the audio sent.
         let length = chunk.span.length.seconds / speedup
         stored.usageSeconds = (answer.usageSeconds ?? length) + (stored.usageSeconds ?? length)
@@ -55,8 +55,8 @@ extension ChunkJobHandler {
         return stored
     }
 
-    /// The chunk's audio asked again, whole, in `language`, through the gates and the ask for
-    /// speech left without words; nil (logged and counted) when the chunk is gone or the ask
+    /// The chunk's audio asked again, whole, in `language`, through every review (`reviewed`);
+    /// nil (logged and counted) when the chunk is gone or the ask
     /// failed, so that the answer it has stands. For a merge: its chunks answered in another
     /// language than the one its media settled on.
     func retake(
@@ -80,7 +80,7 @@ extension ChunkJobHandler {
             await file.close()
             let (request, result) = try await transcribe(UploadAudio(bytes, remake: encode), chunk, context)
             var stored = Self.stored(result, chunk: range, encodedBytes: bytes.count, speedup: speedup)
-            stored = try await recovered(try await gated(stored, result, chunk, request, context), chunk, request, context)
+            stored = try await reviewed(stored, result, chunk, request, context)
             stored.language = language
             (paidAgain, costAgain) = (stored.usageSeconds ?? length, stored.costUSD)
             stored.usageSeconds = (chunk.usageSeconds ?? length) + paidAgain

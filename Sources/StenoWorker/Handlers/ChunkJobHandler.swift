@@ -4,6 +4,7 @@ import StenoCore
 import StenoInfrastructure
 import StenoMedia
 import StenoPostgres
+import StenoSpeech
 import StenoStore
 import StenoTranscription
 import StenoVoice
@@ -35,15 +36,19 @@ public struct ChunkJobHandler: JobHandler {
     /// Measures the voices of the chunk's speech from the audio it encodes; nil with speaker
     /// detection off on this worker (`STENO_SPEAKERS=off`).
     let speakers: SpeakerEncoder?
+    /// Times the words of answers that came as text alone; nil with alignment off
+    /// (`STENO_ALIGNMENT`) or without its model.
+    let aligner: TextAligner?
 
     init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?,
         coverage: SpeechCoverage? = nil, speedup: Double = 1, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
-        speakers: SpeakerEncoder? = nil
+        speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil
     ) {
         self.speakers = speakers
+        self.aligner = aligner
         self.availability = availability
         self.requests = requests
         self.answerWriteWindow = answerWriteWindow
@@ -64,7 +69,8 @@ public struct ChunkJobHandler: JobHandler {
     static let answerHeldRecheck = Duration.milliseconds(250)
 
     /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, pass the
-    /// answer through the gates, ask again for speech it left without words, ask again in the
+    /// answer through the gates, time a text-only answer's words from the audio, ask again for
+    /// speech it left without words, ask again in the
     /// media's language an answer that came back in another, keep it. Each step
     /// ends the job early when it must.
     public func run(_ context: JobContext) async throws -> JobOutcome {
@@ -82,7 +88,7 @@ public struct ChunkJobHandler: JobHandler {
         let (request, result) = try await transcribe(upload, chunk, context)
         var stored = Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
         stored.voices = voices
-        var answer = try await recovered(try await gated(stored, result, chunk, request, context), chunk, request, context)
+        var answer = try await reviewed(stored, result, chunk, request, context)
         answer.language = Self.language(of: result, askedIn: request)
         answer = try await inSettledLanguage(answer, chunk, request, context)
         return try await keep(answer, chunk, latency: result.latency, context)

@@ -44,7 +44,6 @@ public final class WorkerMetrics: Sendable {
             .increment()
     }
 
-    /// Text the gates held back, in characters, by reason.
     /// How an ask for speech left without words ended.
     enum SpeechAskedAgain: String {
         case recovered, empty, failed
@@ -55,6 +54,20 @@ public final class WorkerMetrics: Sendable {
         if words > 0 {
             CoreMetrics.Counter(label: "steno_worker_speech_recovered_words_total", factory: factory).increment(by: words)
         }
+    }
+
+    /// How timing a text-only answer by aligning it with its audio ended.
+    enum Alignment: String {
+        case aligned, unmatched, failed
+    }
+
+    /// `steno_worker_alignment_seconds_total` over `steno_worker_aligned_audio_seconds_total`
+    /// is what alignment costs per second of audio.
+    func recordAlignment(_ outcome: Alignment, audioSeconds: Double, seconds: Double) {
+        CoreMetrics.Counter(label: "steno_worker_alignments_total", dimensions: [("outcome", outcome.rawValue)], factory: factory).increment()
+        guard audioSeconds > 0 else { return }
+        FloatingPointCounter(label: "steno_worker_aligned_audio_seconds_total", factory: factory).increment(by: audioSeconds)
+        FloatingPointCounter(label: "steno_worker_alignment_seconds_total", factory: factory).increment(by: seconds)
     }
 
     /// How an ask again in the media's settled language, of an answer that came back in another, ended.

@@ -5,6 +5,7 @@ public import StenoCore
 public import StenoInfrastructure
 import StenoMedia
 public import StenoPostgres
+public import StenoSpeech
 import StenoStore
 public import StenoTranscription
 public import StenoVoice
@@ -34,7 +35,8 @@ public final class WorkerRuntime: Service, Sendable {
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerEncoder? = nil, metrics: WorkerMetrics = WorkerMetrics(),
+        transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil,
+        metrics: WorkerMetrics = WorkerMetrics(),
         clock: any MonotonicClock = .continuous, logger: Logger
     ) throws(ChunkPlannerError) {
         var tagged = logger
@@ -57,7 +59,7 @@ public final class WorkerRuntime: Service, Sendable {
             },
             speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
             availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
-            answerWriteWindow: configuration.answerWriteWindow, speakers: speakers)
+            answerWriteWindow: configuration.answerWriteWindow, speakers: speakers, aligner: aligner)
         let handlers: [JobKind: any JobHandler] = [
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
