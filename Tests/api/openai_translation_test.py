@@ -16,10 +16,11 @@ import time
 
 from openai import OpenAI
 
-# Words the lecture's English translation holds whatever the model's wording: the railway, its
-# places and the closing thanks.
-EXPECTED = ["railway", "germany", "nuremberg", "england", "berlin", "hamburg", "train", "thank"]
-GERMAN = ["und", "der", "die", "das", "eisenbahn", "nicht"]
+# Words the lecture's English translation holds whatever the model's wording: its trains, its
+# places and the closing thanks. (`base` leaves some names and nouns as they were said, such as
+# "Eisenbahn" and "Fürth": German function words are what shows an untranslated answer.)
+EXPECTED = ["germany", "england", "berlin", "hamburg", "train", "locomotive", "time", "thank"]
+GERMAN = ["und", "der", "die", "das", "nicht", "ist", "mit", "wir"]
 
 
 def check(condition, message):
@@ -50,8 +51,8 @@ def main():
     said = words(translation.text)
     german = sum(1 for w in said if w in GERMAN)
     check(len(said) > 250 and german <= len(said) // 50, f"{german} German words in {len(said)}: {translation.text[:600]}")
-    # Read twice: both readings are in the answer.
-    check(sum(1 for w in said if w.startswith("nuremberg")) >= 2, f"one reading is missing: {translation.text[:1200]}")
+    # Read twice: both readings' openings are in the answer.
+    check(translation.text.lower().count("good morning") >= 2, f"one reading is missing: {translation.text[:1200]}")
     print(f"openai client: {size / 1e6:.1f} MB of German translated in {elapsed:.1f} s: {translation.text[:200]}...")
 
     with open(args.german, "rb") as audio:

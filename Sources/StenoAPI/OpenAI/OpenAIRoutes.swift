@@ -91,7 +91,7 @@ extension OpenAIRoutes {
             answerHeaders[.contentType] = plan.format.contentType
             return Response(
                 status: .ok, headers: answerHeaders,
-                body: ResponseBody(byteBuffer: ByteBuffer(string: try plan.format.render(transcript, words: plan.words))))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: try plan.format.render(transcript, words: plan.words, translated: translate))))
         } catch {
             if !enqueuedMedia { await RecordingIntake.remove(form.file) }
             throw error

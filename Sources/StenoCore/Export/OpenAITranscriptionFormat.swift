@@ -33,7 +33,9 @@ public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
             .joined(separator: " ")
     }
 
-    public func render(_ transcript: Transcript, words: Bool) throws -> String {
+    /// `translated`: the answer to `POST /v1/audio/translations`, whose `verbose_json` OpenAI
+    /// marks with the task `translate`.
+    public func render(_ transcript: Transcript, words: Bool, translated: Bool = false) throws -> String {
         switch self {
         case .json:
             return try Self.encode(Plain(text: Self.text(of: transcript), usage: Usage(seconds: transcript.durationSeconds.map { Int($0.rounded(.up)) })))
@@ -44,7 +46,8 @@ public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
             }
             let allWords = words ? kept.flatMap { $0.words ?? [] }.map { Verbose.Word(word: $0.word, start: $0.start, end: $0.end) } : nil
             return try Self.encode(Verbose(
-                language: transcript.language ?? "unknown", duration: transcript.durationSeconds ?? kept.last?.end ?? 0,
+                task: translated ? "translate" : "transcribe",
+                language: transcript.language.map { LanguageCode.spelledOut($0) ?? $0 } ?? "unknown", duration: transcript.durationSeconds ?? kept.last?.end ?? 0,
                 text: Self.text(of: transcript), segments: segments, words: allWords))
         case .diarizedJSON:
             let kept = transcript.withoutFlagged.segments.filter { !$0.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }

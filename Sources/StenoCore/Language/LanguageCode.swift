@@ -17,6 +17,12 @@ public enum LanguageCode {
         return nil
     }
 
+    /// The language spelled out as OpenAI's `verbose_json` names it (`english` for `en`), or nil
+    /// for a code Whisper does not know.
+    public static func spelledOut(_ code: String) -> String? {
+        normalized(code).flatMap { names[$0] }
+    }
+
     /// Whisper's languages (its tokenizer's table), by code.
     static let names: [String: String] = [
         "en": "english", "zh": "chinese", "de": "german", "es": "spanish", "ru": "russian", "ko": "korean",

@@ -33,10 +33,15 @@ struct OpenAITranscriptionFormatTests {
         #expect(segments.map { $0["id"] as? Int } == [0, 1])
         #expect(segments.map { $0["start"] as? Double } == [1, 3600])
         #expect((object["words"] as? [Any])?.count == 2)
-        #expect(object["language"] as? String == "en")
+        // Spelled out, as OpenAI's own verbose_json has it.
+        #expect(object["language"] as? String == "english")
         #expect(object["duration"] as? Double == 3700.2)
+        #expect(object["task"] as? String == "transcribe")
         let withoutWords = try OpenAITranscriptionFormat.verboseJSON.render(Self.transcript, words: false)
         #expect(!withoutWords.contains("\"words\""))
+        let translated = try OpenAITranscriptionFormat.verboseJSON.render(Self.transcript, words: false, translated: true)
+        let translation = try #require(try JSONSerialization.jsonObject(with: Data(translated.utf8)) as? [String: Any])
+        #expect(translation["task"] as? String == "translate")
     }
 
     @Test("text, srt and vtt carry what was said, without the flagged segment")
