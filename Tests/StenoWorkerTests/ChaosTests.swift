@@ -163,7 +163,7 @@ struct ChaosTests {
         #expect(chaotic.deathsTakenByLease == 0, "attempts of killed workers taken back by lease, not as deaths: \(chaotic.victims)")
         let recorded = chaotic.discarded.values.reduce(0, +)
         print("""
-            chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(Self.books.count * variant.copies) books, \(chaotic.kills) kill -9 \
+            chaos (\(Self.kills > 3 ? "long" : "short"), \(variant)): \(chaotic.transcripts.count) books, \(chaotic.kills) kill -9 \
             (\(chaotic.childKills) of a child process), \(chaotic.restarts) PostgreSQL restart, \
             \(chaotic.terminated) SIGTERM, \(Self.faults.count) faults (503, reset x2, 429 Retry-After, 500, 408, truncated body, \
             stalled upload, hang, garbage); \(chaotic.requests) requests, \(chaotic.answers) answers, \(chaotic.paidTwice) chunk(s) \
@@ -270,7 +270,7 @@ struct ChaosTests {
             var finished = false
             while true {
                 let (eventsLeft, sinceEvent, absorbed) = (!events.isEmpty, answeredAtLastEvent, answeredWhenAbsorbed)
-                let mayAddWork = extraCopies < 2 * Self.books.count
+                let mayAddWork = extraCopies < 3 * Self.books.count
                 // 240 s bounds a hang; it times nothing.
                 let next = try await polled(within: .seconds(240)) { () -> String? in
                     guard let open = try? await WorkerTestDatabase(client: client).count(
@@ -279,10 +279,8 @@ struct ChaosTests {
                     if open == 0 { return "finished" }
                     // Faults still to come and the work nearly done: more work, so that every
                     // fault lands on a fleet at work however slowly the machine absorbs them.
-                    if eventsLeft, mayAddWork, open <= 2 { return "more" }
-                    guard eventsLeft, let done = try? await answered(), done >= sinceEvent + 3,
-                        let busy = try? await WorkerTestDatabase(client: client).count("SELECT count(*) FROM jobs WHERE state = 'running' AND $1 > 0", 1),
-                        busy > 0,
+                    if eventsLeft, mayAddWork, open <= 4 { return "more" }
+                    guard eventsLeft, let done = try? await answered(),
                         let orphaned = try? await client.query(
                             """
                             SELECT count(*)::integer AS n FROM jobs j
@@ -293,7 +291,11 @@ struct ChaosTests {
                         orphaned == 0
                     else { return nil }
                     guard let absorbed else { return "absorbed \(done)" }
-                    return done >= absorbed + 2 ? "event" : nil
+                    guard done >= sinceEvent + 3, done >= absorbed + 2,
+                        let busy = try? await WorkerTestDatabase(client: client).count("SELECT count(*) FROM jobs WHERE state = 'running' AND $1 > 0", 1),
+                        busy > 0
+                    else { return nil }
+                    return "event"
                 }
                 if next == "finished" { finished = true }
                 if next == "more" {
