@@ -106,7 +106,11 @@ extension WhisperFidelityTests {
                     ).map { try $0.decode("language") }
                     print("language multi: \(languages.map { $0 ?? "-" })")
                     #expect(languages.last == "es" && languages.contains("de"), "German, then Spanish: \(languages)")
-                    #expect(Set(languages.compactMap { $0 }).isSubset(of: ["de", "es", "la"]), "\(languages)")
+                    // Each chunk keeps the language the model heard in it, misheard ones too (a
+                    // German opening heard as Latin, or as English on another machine's CPU): what
+                    // multi must not do is force one language, so German comes before Spanish.
+                    let firstSpanish = languages.firstIndex(of: "es") ?? languages.count
+                    #expect(languages[..<firstSpanish].contains("de") && !languages[firstSpanish...].contains("de"), "\(languages)")
                     let multiProgress = try await store.progress(of: multi)
                     #expect(multiProgress.multilingual && multiProgress.language == nil)
                     // Every ask after the language settled named it.

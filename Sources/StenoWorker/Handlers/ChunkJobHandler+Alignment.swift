@@ -9,14 +9,19 @@ import StenoTranscription
 
 /// Times for answers that came as text alone.
 extension ChunkJobHandler {
-    /// An answer through every review, in order: the gates, the times of a text-only answer
-    /// (`aligned`), then the ask for speech it left without words, which reads those times.
+    /// An answer through every review, in order: the gates, the ask for speech it left without
+    /// words, then the times of a text-only answer (`aligned`), recovered words included.
+    ///
+    /// Alignment comes last: a text-only answer is judged for speech without words by its
+    /// text's spoken length, as before. Judged by aligned times instead, a word the aligner
+    /// skipped under noise left its speech looking unanswered, and the span was paid for again
+    /// (bench/fidelity --noise 0.1: one span asked again, its three words already in the text).
     func reviewed(
         _ stored: WorkStore.StoredTranscription, _ result: TranscriptionResult, _ chunk: WorkStore.ChunkRecord,
         _ request: TranscriptionRequest, _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
         let gated = try await gated(stored, result, chunk, request, context)
-        return try await recovered(try await aligned(gated, result, chunk, context), chunk, request, context)
+        return try await aligned(try await recovered(gated, chunk, request, context), result, chunk, context)
     }
 
     /// A text-only answer (OpenAI's gpt-4o transcribe models answer `json`: text, no times)

@@ -69,8 +69,8 @@ public struct ChunkJobHandler: JobHandler {
     static let answerHeldRecheck = Duration.milliseconds(250)
 
     /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, pass the
-    /// answer through the gates, time a text-only answer's words from the audio, ask again for
-    /// speech it left without words, ask again in the
+    /// answer through the gates, ask again for speech it left without words, time a text-only
+    /// answer's words from the audio, ask again in the
     /// media's language an answer that came back in another, keep it. Each step
     /// ends the job early when it must.
     public func run(_ context: JobContext) async throws -> JobOutcome {
