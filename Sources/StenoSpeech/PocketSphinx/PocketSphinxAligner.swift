@@ -38,20 +38,7 @@ final class PocketSphinxAligner {
             // from the start of the audio.
             "-remove_silence", "no",
         ]
-        let argv = arguments.map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pointers = argv
-        guard let configuration = cmd_ln_parse_r(nil, ps_args(), Int32(pointers.count), &pointers, 0) else {
-            throw SpeechError(.modelUnavailable, "pocketsphinx rejected its configuration (model \(model.acousticModel))")
-        }
-        guard let decoder = ps_init(configuration) else {
-            cmd_ln_free_r(configuration)
-            throw SpeechError(
-                .modelUnavailable,
-                "pocketsphinx could not load the model from \(model.acousticModel); install pocketsphinx-en-us or set its folder")
-        }
-        self.configuration = configuration
-        self.decoder = decoder
+        (decoder, configuration) = try PocketSphinxDecoder.start(arguments, model: model)
         logMath = ps_get_logmath(decoder)
         for sound in Self.unwrittenSpeechWords {
             _ = ps_add_word(decoder, sound.word, sound.phones, 0)
@@ -73,18 +60,11 @@ final class PocketSphinxAligner {
     /// stretch of 16 kHz mono PCM, with times relative to its first sample; empty when no path
     /// through the text fits the audio.
     func align(_ words: [String], _ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) -> [RecognizedWord] {
-        guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
+        guard !samples.isEmpty else { return [] }
         let known = words.filter(knowsOrLearns)
         guard !known.isEmpty else { return [] }
         try useGrammar(of: known)
-        try PocketSphinxCall.check(ps_start_utt(decoder), "ps_start_utt")
-        do throws(SpeechError) {
-            try PocketSphinxCall.check(ps_process_raw(decoder, base, samples.count, 0, 1), "ps_process_raw")
-        } catch {
-            _ = ps_end_utt(decoder)
-            throw error
-        }
-        try PocketSphinxCall.check(ps_end_utt(decoder), "ps_end_utt")
+        try PocketSphinxDecoder.decodeUtterance(decoder, samples)
         var score: Int32 = 0
         // No hypothesis: the search never reached the text's end (or a jump to it) in time.
         guard ps_get_hyp(decoder, &score) != nil else { return [] }

@@ -31,6 +31,11 @@ final class PocketSphinxDecoder {
             // the decoder heard before it. Same accuracy on the fixture book.
             "-cmn", "batch",
         ]
+        (decoder, configuration) = try Self.start(arguments, model: model)
+    }
+
+    /// A decoder and its configuration from command-line `arguments`; the caller frees both.
+    static func start(_ arguments: [String], model: SpeechModel) throws(SpeechError) -> (decoder: OpaquePointer, configuration: OpaquePointer) {
         let argv = arguments.map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pointers = argv
@@ -41,10 +46,9 @@ final class PocketSphinxDecoder {
             cmd_ln_free_r(configuration)
             throw SpeechError(
                 .modelUnavailable,
-                "pocketsphinx could not load the model from \(model.acousticModel); install pocketsphinx-en-us or set STENO_ASR_MODEL_DIR")
+                "pocketsphinx could not load the model from \(model.acousticModel); install pocketsphinx-en-us or point Steno at its folder (STENO_ASR_MODEL_DIR for steno-asr, STENO_ALIGNMENT_MODEL_DIR for steno-worker)")
         }
-        self.configuration = configuration
-        self.decoder = decoder
+        return (decoder, configuration)
     }
 
     deinit {
@@ -54,7 +58,14 @@ final class PocketSphinxDecoder {
 
     /// Recognises one utterance of 16 kHz mono PCM; word times are relative to its first sample.
     func recognize(_ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) -> [RecognizedWord] {
-        guard let base = samples.baseAddress, !samples.isEmpty else { return [] }
+        guard !samples.isEmpty else { return [] }
+        try Self.decodeUtterance(decoder, samples)
+        return Self.words(of: decoder)
+    }
+
+    /// Runs `samples` through `decoder`'s current search as one utterance.
+    static func decodeUtterance(_ decoder: OpaquePointer, _ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) {
+        guard let base = samples.baseAddress else { return }
         try PocketSphinxCall.check(ps_start_utt(decoder), "ps_start_utt")
         do throws(SpeechError) {
             try PocketSphinxCall.check(ps_process_raw(decoder, base, samples.count, 0, 1), "ps_process_raw")
@@ -63,8 +74,6 @@ final class PocketSphinxDecoder {
             throw error
         }
         try PocketSphinxCall.check(ps_end_utt(decoder), "ps_end_utt")
-
-        return Self.words(of: decoder)
     }
 
     /// The words of the decoder's last utterance, times relative to its first sample.
