@@ -23,6 +23,9 @@ extension WhisperFidelityTests {
         var code: String
         var text: String
         /// A word the model writes, and a form of it only the language's stemmer finds it by.
+        /// From each text's first sentence, which came back the same in every run seen: later
+        /// words varied between runs on one machine, and "enfants", once the French word, was
+        /// written in two runs and not in a third.
         var written: String
         var query: String
     }
@@ -30,13 +33,13 @@ extension WhisperFidelityTests {
     static let speeches = [
         Speech(code: "de", text: """
             Der Sommer auf dem Land war lang und warm. Jeden Morgen gingen die Kinder zum Fluss, um zu schwimmen. Ihre Großmutter backte Brot in einem alten Ofen hinter dem Haus. Am Nachmittag halfen sie dem Bauern bei der Ernte auf den Feldern. Die Pferde zogen schwere Wagen voller Heu in die Scheune. Am Abend saß die ganze Familie im Garten und erzählte Geschichten. Der Großvater sprach von seinen Reisen über das Meer und von fernen Städten. Die Kinder hörten zu, bis die Sterne am Himmel standen. Im Herbst kehrten sie in die Stadt zurück. Sie dachten oft an die Häuser am Fluss und an die langen Tage in der Sonne. Im nächsten Jahr wollten sie wieder kommen und dem Bauern helfen. Die Großmutter versprach, wieder Brot zu backen und Kuchen mit Äpfeln aus dem Garten.
-            """, written: "Geschichten", query: "Geschichte"),
+            """, written: "Sommer", query: "Sommers"),
         Speech(code: "fr", text: """
             L'été à la campagne était long et chaud. Chaque matin, les enfants allaient à la rivière pour nager. Leur grand-mère faisait du pain dans un vieux four derrière la maison. L'après-midi, ils aidaient le fermier à rentrer la récolte dans les champs. Les chevaux tiraient de lourdes charrettes pleines de foin jusqu'à la grange. Le soir, toute la famille s'asseyait dans le jardin et racontait des histoires. Le grand-père parlait de ses voyages sur la mer et des villes lointaines. Les enfants écoutaient jusqu'à ce que les étoiles brillent dans le ciel. En automne, ils rentraient en ville. Ils pensaient souvent aux maisons près de la rivière et aux longues journées au soleil. L'année suivante, ils voulaient revenir pour aider le fermier. La grand-mère promettait de faire encore du pain et des gâteaux aux pommes du jardin.
-            """, written: "enfants", query: "enfant"),
+            """, written: "campagne", query: "campagnes"),
         Speech(code: "es", text: """
             El verano en el campo era largo y caluroso. Cada mañana los niños iban al río para nadar. Su abuela hacía pan en un horno viejo detrás de la casa. Por la tarde ayudaban al granjero con la cosecha en los campos. Los caballos tiraban de carros pesados llenos de heno hasta el granero. Por la noche toda la familia se sentaba en el jardín y contaba historias. El abuelo hablaba de sus viajes por el mar y de ciudades lejanas. Los niños escuchaban hasta que las estrellas brillaban en el cielo. En otoño volvían a la ciudad. Pensaban a menudo en las casas junto al río y en los largos días de sol. El año siguiente querían volver para ayudar al granjero. La abuela prometía hacer pan otra vez y pasteles con las manzanas del jardín.
-            """, written: "historias", query: "historia"),
+            """, written: "verano", query: "veranos"),
     ]
 
     @Test("a German, a French and a Spanish recording with no language given are each detected once, asked in it from then on, and searched with its stemmer; one that switches keeps each chunk's with multi",
