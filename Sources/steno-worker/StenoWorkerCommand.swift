@@ -277,7 +277,7 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         guard setting != .off else { return nil }
         let directory = environment["STENO_ALIGNMENT_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         let model = directory.map { SpeechModel.englishUS(directory: $0) } ?? .englishUS()
-        let made = Result { () throws(SpeechError) in try TextAligner(model: model, logger: logger) }
+        let made = Result { () throws(SpeechError) in try TextAligner(model: model) }
         switch made {
         case .success(let aligner):
             return aligner

@@ -46,22 +46,12 @@ public enum SpokenLength {
                 break
             }
         }
-        var total: Int
-        // A number too long to read as one ("0042", a phone number) is read digit by digit.
-        if digits.count > 15 || (digits.count > 1 && digits.first == "0") {
-            total = digits.reduce(0) { $0 + ones[Int(String($1))!].count }
-        } else if !grouped, digits.count == 4, let value = Int(digits), (1100...1999).contains(value) || (2010...2099).contains(value) {
-            // Years read as two pairs: "nineteen eighty-seven", "twenty twenty-six".
-            let low = value % 100
-            total = belowHundred(value / 100) + (low == 0 ? 7 : low < 10 ? 2 + belowHundred(low) : belowHundred(low))
-        } else {
-            total = spelled(UInt64(digits) ?? 0)
-        }
+        var total = letters(of: NumberWords.english(digits, grouped: grouped))
         if characters.first == ".", characters.dropFirst().first?.isASCIIDigit == true {
             characters.removeFirst()
             total += 5  // "point"
             while let character = characters.first, character.isASCIIDigit {
-                total += ones[Int(String(character))!].count
+                total += NumberWords.ones[Int(String(character))!].count
                 characters.removeFirst()
             }
         }
@@ -74,36 +64,10 @@ public enum SpokenLength {
         return total
     }
 
-    /// Letters of `value` spelt out in English ("one hundred twenty-three thousand ...").
-    static func spelled(_ value: UInt64) -> Int {
-        if value == 0 { return 4 }
-        var total = 0
-        var rest = value
-        var scale = 0
-        while rest > 0 {
-            let group = Int(rest % 1000)
-            if group > 0 { total += belowThousand(group) + scales[scale].count }
-            rest /= 1000
-            scale += 1
-        }
-        return total
+    private static func letters(of words: [String]) -> Int {
+        words.reduce(0) { $0 + $1.count }
     }
 
-    private static func belowThousand(_ value: Int) -> Int {
-        let hundreds = value / 100
-        return (hundreds > 0 ? ones[hundreds].count + 7 : 0) + (value % 100 > 0 ? belowHundred(value % 100) : 0)
-    }
-
-    private static func belowHundred(_ value: Int) -> Int {
-        value < 20 ? ones[value].count : tens[value / 10].count + (value % 10 > 0 ? ones[value % 10].count : 0)
-    }
-
-    private static let ones = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-    ]
-    private static let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-    private static let scales = ["", "thousand", "million", "billion", "trillion", "quadrillion"]
     private static let symbols: [Character: Int] = ["%": 7, "&": 3, "+": 4, "$": 7, "€": 5, "£": 6, "@": 2]
 }
 

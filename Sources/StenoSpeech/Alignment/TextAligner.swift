@@ -1,4 +1,3 @@
-public import Logging
 public import StenoCore
 import StenoInfrastructure
 import Synchronization
@@ -7,22 +6,20 @@ import Synchronization
 /// (forced alignment) with pocketsphinx's English acoustic model, so that every word gets the
 /// time it was said at.
 ///
-/// Aligners are loaded on first use (about a tenth of a second each, 40 MB with the
-/// dictionary) and kept; at most `poolSize` align at once, each on a thread of its own, and
-/// further callers wait their turn.
+/// Aligners are loaded on first use (0.1 to 0.2 s each; a process holding one decoder with the
+/// model and dictionary peaked at 36 MB, measured with GNU time) and kept; at most `poolSize`
+/// align at once, each on a thread of its own, and further callers wait their turn.
 public final class TextAligner: Sendable {
     public static let sampleRate = PocketSphinxDecoder.sampleRate
 
     public let model: SpeechModel
     private let pool: ResourcePool<Aligner>
-    private let logger: Logger
 
     /// Checks the model's files now, so that a missing package shows at start-up.
-    public init(model: SpeechModel = .englishUS(), poolSize: Int = 1, logger: Logger = Logger(label: "steno.alignment")) throws(SpeechError) {
+    public init(model: SpeechModel = .englishUS(), poolSize: Int = 1) throws(SpeechError) {
         precondition(poolSize > 0)
         try model.validate(forAlignment: true)
         self.model = model
-        self.logger = logger
         let made = Atomic<Int>(0)
         pool = ResourcePool(capacity: poolSize) {
             try await Aligner.load(model: model, index: made.add(1, ordering: .relaxed).newValue)
