@@ -6,7 +6,7 @@ import Testing
 
 @Suite("BlockingThread", .timeLimit(.minutes(1)))
 struct BlockingThreadTests {
-    @Test("work runs in the order it was handed over, and a caller in place waits its turn behind it")
+    @Test("work runs in the order it was handed over, and a caller in place never runs while work is queued or running")
     func order() async {
         let thread = BlockingThread(name: "test.order")
         let ran = Mutex<[String]>([])
@@ -16,26 +16,21 @@ struct BlockingThreadTests {
             ran.withLock { $0.append("first") }
         }
         thread.async { ran.withLock { $0.append("second") } }
-        // A thread of its own: `runInPlace` blocks its caller until its turn.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let caller = Thread {
-                thread.runInPlace { ran.withLock { $0.append("in place") } }
-                continuation.resume()
-            }
-            caller.start()
-            gate.signal()
-        }
+        // Queued or running, the work ahead may block for long: the caller is told so, at once.
+        let inPlace: Void? = thread.runInPlaceIfIdle { ran.withLock { $0.append("in place") } }
+        #expect(inPlace == nil)
+        gate.signal()
         await thread.run { ran.withLock { $0.append("last") } }
-        #expect(ran.withLock { $0 } == ["first", "second", "in place", "last"])
+        #expect(ran.withLock { $0 } == ["first", "second", "last"])
     }
 
     @Test("a caller in place on an idle thread runs at once and returns its value and its error")
     func inPlaceResults() throws {
         let thread = BlockingThread(name: "test.in-place")
-        #expect(thread.runInPlace { 42 } == 42)
+        #expect(thread.runInPlaceIfIdle { 42 } == 42)
         struct Refused: Error, Equatable {}
-        #expect(throws: Refused.self) { try thread.runInPlace { () throws(Refused) -> Int in throw Refused() } }
-        #expect(thread.runInPlace { 7 } == 7, "a turn that threw is given back")
+        #expect(throws: Refused.self) { try thread.runInPlaceIfIdle { () throws(Refused) -> Int in throw Refused() } }
+        #expect(thread.runInPlaceIfIdle { 7 } == 7, "a turn that threw is given back")
     }
 
     @Test("more blocked threads than libdispatch's pool holds (255) do not keep the one that frees them from running")

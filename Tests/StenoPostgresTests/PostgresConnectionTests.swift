@@ -144,6 +144,32 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("a caller cancelled while the session is being opened leaves at once, and so does one queued behind it")
+    func cancelWhileConnecting() async throws {
+        // A server whose connect never completes: each attempt lasts its connect timeout, set
+        // far beyond the suite's time limit, so only leaving can end the calls in time.
+        let listener = try UnacceptingListener()
+        let configuration = PostgresConfiguration(
+            connectionString: "postgres://steno@127.0.0.1:\(listener.port)/steno", connectTimeout: .seconds(3600),
+            reconnectWindow: .seconds(3600))
+        let connection = PostgresConnection(configuration: configuration)
+        let connecting = Task { try await connection.query("SELECT 1 AS n") }
+        try await poll(until: { connection.connectionAttempts.load(ordering: .relaxed) == 1 }, "the first attempt to connect")
+        let queued = Task { try await connection.query("SELECT 2 AS n") }
+        try await poll(until: { connection.waitingStatements.load(ordering: .relaxed) == 1 }, "the second call waiting its turn")
+        connecting.cancel()
+        queued.cancel()
+        for outcome in [await connecting.result, await queued.result] {
+            guard case .failure(let error as PostgresError) = outcome else {
+                Issue.record("a cancelled call did not fail: \(outcome)")
+                continue
+            }
+            #expect(error.code == .cancelled)
+            #expect(error.message.contains("before the statement was sent"), "\(error)")
+        }
+        #expect(connection.connectionAttempts.load(ordering: .relaxed) == 1, "no attempt was made for the caller that left")
+    }
+
     @Test("a cancel the server drops is sent again while the statement still runs")
     func cancelSentAgain() async throws {
         try await TestDatabase.with(migrated: false) { database in

@@ -27,7 +27,7 @@ public final class BlockingThread: Sendable {
 
     /// Runs `work` on the thread, after everything handed over before it.
     public func async(_ work: @escaping @Sendable () -> Void) {
-        state.append(.work(work), threadName: name)
+        state.append(work, threadName: name)
     }
 
     /// Runs `work` on this thread and returns its result to the calling task.
@@ -37,11 +37,13 @@ public final class BlockingThread: Sendable {
         }
     }
 
-    /// Runs `work` on the calling thread, in its turn: after everything handed over before it, and
-    /// with nothing else running on this thread meanwhile. For a caller that may itself block
-    /// (a thread of its own), to save two thread hops; never from the cooperative pool.
-    public func runInPlace<Result, Failure: Error>(_ work: () throws(Failure) -> Result) throws(Failure) -> Result {
-        state.takeTurn()
+    /// Runs `work` on the calling thread when this thread has nothing running or waiting, with
+    /// nothing else running on it meanwhile; nil, without running it, when it is busy. For a
+    /// caller that may itself block (a thread of its own), to save two thread hops; never from
+    /// the cooperative pool. A busy thread is never waited for in place: its work may block for
+    /// long, and a caller waiting in place could not leave.
+    public func runInPlaceIfIdle<Result, Failure: Error>(_ work: () throws(Failure) -> Result) throws(Failure) -> Result? {
+        guard state.takeTurnIfIdle() else { return nil }
         defer { state.endTurn() }
         return try work()
     }
@@ -52,23 +54,16 @@ extension BlockingThread {
     /// that dropping the owner stops it.
     private final class State: @unchecked Sendable {
         // @unchecked: every field is guarded by `condition`.
-        enum Entry {
-            case work(@Sendable () -> Void)
-            /// A caller of `runInPlace` waiting for its turn at the head of the queue.
-            case caller(UInt64)
-        }
-
         private let condition = NSCondition()
-        private var entries: [Entry] = []
+        private var entries: [@Sendable () -> Void] = []
         /// The thread or an in-place caller is running work.
         private var busy = false
         private var started = false
         private var stopped = false
-        private var nextTicket: UInt64 = 0
 
-        func append(_ entry: Entry, threadName: String) {
+        func append(_ work: @escaping @Sendable () -> Void, threadName: String) {
             condition.lock()
-            entries.append(entry)
+            entries.append(work)
             if !started {
                 started = true
                 let thread = Thread { [self] in serve() }
@@ -79,15 +74,12 @@ extension BlockingThread {
             condition.unlock()
         }
 
-        func takeTurn() {
+        func takeTurnIfIdle() -> Bool {
             condition.lock()
-            let ticket = nextTicket
-            nextTicket &+= 1
-            entries.append(.caller(ticket))
-            while busy || !isHead(ticket) { condition.wait() }
-            entries.removeFirst()
+            defer { condition.unlock() }
+            guard !busy, entries.isEmpty else { return false }
             busy = true
-            condition.unlock()
+            return true
         }
 
         func endTurn() {
@@ -104,19 +96,11 @@ extension BlockingThread {
             condition.unlock()
         }
 
-        private func isHead(_ ticket: UInt64) -> Bool {
-            if case .caller(let head) = entries.first { return head == ticket }
-            return false
-        }
-
         private func serve() {
             while true {
                 condition.lock()
-                while !stopped || !entries.isEmpty {
-                    if !busy, case .work = entries.first { break }
-                    condition.wait()
-                }
-                guard case .work(let work) = entries.first else {
+                while busy || (entries.isEmpty && !stopped) { condition.wait() }
+                guard let work = entries.first else {
                     condition.unlock()
                     return
                 }

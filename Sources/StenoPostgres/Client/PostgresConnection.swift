@@ -33,6 +33,8 @@ public final class PostgresConnection: @unchecked Sendable {
     let callsInPlace = Atomic<Int>(0)
     /// Statements waiting for their turn on the connection's thread (for tests).
     let waitingStatements = Atomic<Int>(0)
+    /// Attempts to open a session, successful or not (for tests).
+    let connectionAttempts = Atomic<Int>(0)
 
     public convenience init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "steno.postgres")) {
         self.init(configuration: configuration, logger: logger, databaseThreads: nil)
@@ -192,23 +194,40 @@ public final class PostgresConnection: @unchecked Sendable {
     ) async -> Swift.Result<Result, PostgresError> {
         if inPlace, let databaseThreads, databaseThreads.isCurrent {
             // A thread that may block: the call runs on it, with no hop, after whatever the
-            // connection's thread holds.
-            callsInPlace.add(1, ordering: .relaxed)
-            return thread.runInPlace { runInTurn(body, cancelled: cancelled) }
+            // connection's thread holds; but only on an open session. Opening one can block
+            // for as long as the server or a name lookup is away, and a caller waiting in place
+            // could not leave when cancelled: that goes to the connection's thread.
+            let outcome = thread.runInPlaceIfIdle { runInTurn(body, cancelled: cancelled, mayConnect: false, willSend: { true }) } ?? nil
+            if let outcome {
+                callsInPlace.add(1, ordering: .relaxed)
+                return outcome
+            }
         }
         waitingStatements.add(1, ordering: .relaxed)
-        return await thread.run {
-            self.waitingStatements.subtract(1, ordering: .relaxed)
-            return self.runInTurn(body, cancelled: cancelled)
+        return await ConnectionCall<Result>().outcome(leavingOn: cancelled) { call in
+            thread.async {
+                self.waitingStatements.subtract(1, ordering: .relaxed)
+                // A caller that left while queued: nothing is sent, and no session is opened for it.
+                guard call.isWaiting else { return }
+                if let outcome = self.runInTurn(body, cancelled: cancelled, mayConnect: true, willSend: call.willSend) {
+                    call.finish(outcome)
+                }
+            }
         }
     }
 
+    /// Runs `body` on a live session, in the connection's turn. Nil when there is no open
+    /// session and `mayConnect` is false, or when `willSend` says the caller left.
     private func runInTurn<Result>(
         _ body: (LibPQConnectionHandle) throws(PostgresError) -> Result,
-        cancelled: CancellationSignal
-    ) -> Swift.Result<Result, PostgresError> {
+        cancelled: CancellationSignal, mayConnect: Bool, willSend: () -> Bool
+    ) -> Swift.Result<Result, PostgresError>? {
+        if !mayConnect, transactionSession == nil, handle?.isOpenBetweenStatements != true {
+            return nil
+        }
         do throws(PostgresError) {
             let handle = try liveHandle(cancelled: cancelled)
+            guard willSend() else { return nil }
             handle.cancellation = cancelled
             defer { handle.cancellation = nil }
             do throws(PostgresError) {
@@ -254,6 +273,7 @@ public final class PostgresConnection: @unchecked Sendable {
         var attempt = 0
         while true {
             attempt += 1
+            connectionAttempts.add(1, ordering: .relaxed)
             do throws(PostgresError) {
                 let handle = try LibPQConnectionHandle(parameters: configuration.libpqParameters, prepares: configuration.preparesStatements)
                 // Timestamps are read and written in UTC, ISO format, whatever the server's defaults.
