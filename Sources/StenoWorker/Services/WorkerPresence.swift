@@ -19,14 +19,30 @@ struct WorkerPresence: Service {
     let logger: Logger
 
     func run() async throws {
-        guard let livenessKey = try await registerOnceMigrated() else { return }
+        // A worker told to stop while it starts (waiting for the database, its schema or its
+        // listening session) stops then, as one with no job would; only the group's limit would
+        // end those waits otherwise.
+        let livenessKey: Int32
+        do {
+            guard let key = try await cancelWhenGracefulShutdown({ try await registerOnceMigrated() }) else { return }
+            livenessKey = key
+        } catch where Task.isShuttingDownGracefully {
+            logger.info("stopped before it had started")
+            return
+        }
         // Taken before the first claim: when the process dies, the session ends, the lock is
         // free, and the fleet takes the worker's jobs back at once (`RescuePolicy`).
         let listener = try PostgresListener(
             configuration: database, channels: [JobStore.Channel.jobs, JobStore.Channel.cancel, JobStore.Channel.media],
             sessionLock: .init(namespace: RescuePolicy.lockNamespace, key: livenessKey, whenTaken: JobStore.lockTaken(worker: configuration.workerID)),
             clock: signals.clock, logger: logger)
-        let events = try await listener.events()
+        let events: AsyncThrowingStream<PostgresListener.Event, any Error>
+        do {
+            events = try await cancelWhenGracefulShutdown { try await listener.events() }
+        } catch where Task.isShuttingDownGracefully {
+            await deregister()
+            return
+        }
         logger.info("worker started", metadata: [
             "concurrency": "\(configuration.concurrency)", "extraction_slots": "\(configuration.extractionSlots)",
             "lease_seconds": "\(configuration.lease.seconds)",
@@ -36,6 +52,12 @@ struct WorkerPresence: Service {
         // that gave up (logged) leaves the worker polling with its heartbeat, still present.
         await cancelWhenGracefulShutdown { await listen(events) }
         try? await gracefulShutdown()
+        await deregister()
+    }
+
+    /// Marks the row stopped: the last statement of the worker, which waits for the database
+    /// until the service group's shutdown limit.
+    private func deregister() async {
         do {
             try await store.deregister(workerID: configuration.workerID)
             logger.info("worker stopped")
