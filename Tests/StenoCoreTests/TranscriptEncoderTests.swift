@@ -87,6 +87,26 @@ struct TranscriptEncoderTests {
         #expect(streamed.hasSuffix("\n    }\n  ]\n}\n"))
     }
 
+    @Test("a named language: a Language line in the WebVTT header and `language` in the podcast JSON, streamed as the formatters write them")
+    func namedLanguage() throws {
+        var german = Self.book
+        german.captionLanguage = "de"
+        let vtt = try Self.streamed(german, .vtt, batch: 2)
+        #expect(vtt == (try Self.reference(german, .vtt)))
+        #expect(vtt.hasPrefix("WEBVTT\nLanguage: de\n\nNOTE Chapter 1: Loomings\n\n"), "\(vtt.prefix(60))")
+        let podcast = try Self.streamed(german, .podcast, batch: 2)
+        let parse = { (text: String) in try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary }
+        #expect(try parse(podcast) == parse(try Self.reference(german, .podcast)))
+        #expect(podcast.hasPrefix("{\n  \"version\" : \"1.0.0\",\n  \"language\" : \"de\",\n  \"segments\" : [\n"))
+        // The other formats do not change: txt and srt have no place for it, JSON names `language` already.
+        for format in [TranscriptFormat.txt, .srt, .json] {
+            #expect(try Self.streamed(german, format, batch: 2) == (try Self.streamed(Self.book, format, batch: 2)), "\(format)")
+        }
+        // OpenAI's captions keep their shape.
+        let openAI = try OpenAITranscriptionFormat.vtt.render(german, words: false)
+        #expect(openAI.hasPrefix("WEBVTT\n\n"))
+    }
+
     @Test("an empty outline writes what the formatters wrote of no chapters", arguments: TranscriptFormat.allCases)
     func empty(format: TranscriptFormat) throws {
         let empty = Transcript(mediaID: 1, title: nil, source: "", language: nil, durationSeconds: nil, chapters: [])

@@ -66,7 +66,10 @@ public enum OpenAITranscriptionFormat: String, Sendable, CaseIterable {
         case .srt:
             return SRTFormatter().format(transcript.withoutFlagged)
         case .vtt:
-            return WebVTTFormatter().format(transcript.withoutFlagged)
+            // OpenAI's captions have no header lines; the answer keeps their shape.
+            var captions = transcript.withoutFlagged
+            captions.captionLanguage = nil
+            return WebVTTFormatter().format(captions)
         }
     }
 

@@ -9,6 +9,9 @@ import Foundation
 public struct PodcastTranscriptFormatter: Sendable {
     struct Document: Encodable {
         var version = "1.0.0"
+        /// The episode's language where it is named (`Transcript.captionLanguage`), as the
+        /// `<podcast:transcript language="...">` attribute names it in the feed.
+        var language: String?
         var segments: [Segment]
     }
 
@@ -29,7 +32,7 @@ public struct PodcastTranscriptFormatter: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(Document(segments: segments)), as: UTF8.self) + "\n"
+        return String(decoding: try encoder.encode(Document(language: transcript.captionLanguage, segments: segments)), as: UTF8.self) + "\n"
     }
 
     static func rounded(_ seconds: Double) -> Double {

@@ -107,6 +107,11 @@ public struct Transcript: Sendable, Equatable, Codable {
     /// The media's speakers when there are two or more; nil otherwise, and the exports then
     /// look as they did before speakers were told apart.
     public var speakers: [Speaker]?
+    /// The language the WebVTT header (`Language:`) and the podcast:transcript JSON (`language`)
+    /// name: the text's language for media enqueued since migration 0021, nil for those before
+    /// (their exports stay as they were) and while it is not known. The JSON export names
+    /// `language` in any case.
+    public var captionLanguage: String? = nil
 
     // Spelled out so that the JSON export reads `media_id` and decodes back with a plain decoder.
     enum CodingKeys: String, CodingKey {

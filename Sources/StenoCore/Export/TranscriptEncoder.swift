@@ -145,11 +145,17 @@ public struct TranscriptEncoder: Sendable {
         case .srt:
             break
         case .vtt:
-            output += "WEBVTT\n\n"
+            output += WebVTTFormatter.header(language: outline.captionLanguage)
         case .json:
             output += "{\n  \"chapters\" : ["
         case .podcast:
-            output += "{\n  \"version\" : \"1.0.0\",\n  \"segments\" : ["
+            output += "{\n  \"version\" : \"1.0.0\",\n"
+            if let language = outline.captionLanguage {
+                output += "  \"language\" : "
+                JSONText.appendQuoted(language, to: &output)
+                output += ",\n"
+            }
+            output += "  \"segments\" : ["
         }
     }
 

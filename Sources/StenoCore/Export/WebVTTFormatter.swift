@@ -10,7 +10,7 @@ public struct WebVTTFormatter: Sendable {
 
     public func format(_ transcript: Transcript) -> String {
         let groups = CaptionCueBuilder(layout: layout).cueGroups(for: transcript.chapters.map(\.segments))
-        var output = "WEBVTT\n\n"
+        var output = Self.header(language: transcript.captionLanguage)
         for (chapter, cues) in zip(transcript.chapters, groups) where !cues.isEmpty {
             if transcript.chapters.count > 1 {
                 output += "NOTE \(Self.escape(chapter.heading))\n\n"
@@ -21,6 +21,13 @@ public struct WebVTTFormatter: Sendable {
             }
         }
         return output
+    }
+
+    /// `WEBVTT`, and a `Language:` line (as YouTube's and HLS captions carry it) when the
+    /// language is named; a parser ignores header lines it does not know.
+    static func header(language: String?) -> String {
+        guard let language, !language.isEmpty else { return "WEBVTT\n\n" }
+        return "WEBVTT\nLanguage: \(escape(language))\n\n"
     }
 
     /// WebVTT text is markup: `&`, `<` and `>` must be escaped, which also removes any `-->`.

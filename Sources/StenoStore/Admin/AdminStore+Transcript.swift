@@ -9,7 +9,12 @@ extension AdminStore {
     /// (1-based) only; `noTranscript` when no chapter has a segment or a merged text.
     public func transcriptSource(mediaID: Int64, chapter: Int? = nil) async throws -> TranscriptSource {
         let media = try await client.query(
-            "SELECT id, title, source, steno_text_language(language, detected_language, translate) AS language, duration_seconds, state FROM media WHERE id = \(mediaID)"
+            """
+            SELECT id, title, source, steno_text_language(language, detected_language, translate) AS language,
+                   CASE WHEN captions_name_language THEN steno_text_language(language, detected_language, translate) END AS caption_language,
+                   duration_seconds, state
+            FROM media WHERE id = \(mediaID)
+            """
         ).first
         guard let media else { throw Self.noSuchMedia(mediaID) }
         if let chapter {
@@ -49,6 +54,7 @@ extension AdminStore {
         var outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
+        outline.captionLanguage = try media.decode("caption_language")
         let speakers = try await self.speakers(mediaID: mediaID)
         // One voice (a narrator) shows no labels: the transcript reads as it did without them.
         if speakers.count >= 2 {

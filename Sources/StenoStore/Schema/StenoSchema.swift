@@ -8,7 +8,7 @@ public import StenoPostgres
 /// worker's wait cannot fall behind the tables they read.
 public enum StenoSchema {
     /// The newest file in `migrations/` (`0018_death_evidence.sql`).
-    public static let requiredMigration = 20
+    public static let requiredMigration = 21
 
     /// The newest migration applied to the database; nil when it has no Steno schema at all.
     public static func appliedMigration(_ client: PostgresClient) async throws -> Int? {
