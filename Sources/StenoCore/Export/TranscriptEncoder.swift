@@ -89,11 +89,7 @@ public struct TranscriptEncoder: Sendable {
                 try JSONText.append(duration, to: &output)
                 output += ",\n"
             }
-            if let language = outline.language {
-                output += "  \"language\" : "
-                JSONText.appendQuoted(language, to: &output)
-                output += ",\n"
-            }
+            if let language = outline.language { Self.appendLanguage(language, to: &output) }
             output += "  \"media_id\" : "
             JSONText.append(Int(outline.mediaID), to: &output)
             output += ",\n  \"source\" : "
@@ -138,6 +134,13 @@ public struct TranscriptEncoder: Sendable {
         }
     }
 
+    /// A top-level `"language" : "..."` member and its comma, as the JSON documents write it.
+    private static func appendLanguage(_ language: String, to output: inout String) {
+        output += "  \"language\" : "
+        JSONText.appendQuoted(language, to: &output)
+        output += ",\n"
+    }
+
     private mutating func begin(output: inout String) {
         switch format {
         case .txt:
@@ -150,11 +153,7 @@ public struct TranscriptEncoder: Sendable {
             output += "{\n  \"chapters\" : ["
         case .podcast:
             output += "{\n  \"version\" : \"1.0.0\",\n"
-            if let language = outline.captionLanguage {
-                output += "  \"language\" : "
-                JSONText.appendQuoted(language, to: &output)
-                output += ",\n"
-            }
+            if let language = outline.captionLanguage { Self.appendLanguage(language, to: &output) }
             output += "  \"segments\" : ["
         }
     }
