@@ -80,13 +80,26 @@ class Browser:
     def text(self, css):
         return self.driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : null", css)
 
-    def follow(self, element, seconds=20):
+    def follow(self, target, seconds=20):
         """Clicks a link or a form's button and waits for the page it leads to: chromedriver does
-        not always wait for the navigation a click starts, and the old page would be read."""
+        not always wait for the navigation a click starts, and the old page would be read.
+        `target` is a CSS selector, found again when a live region swapped the element between
+        finding and clicking it (a run under load saw #retry-link go stale so), or an element."""
         old = self.find("html")
-        element.click()
+        if isinstance(target, str):
+            self.wait(lambda: self.click_fresh(target), seconds, f"{target} could not be clicked")
+        else:
+            target.click()
         self.wait(lambda: self.gone(old), seconds, "the click did not lead to another page")
         self.wait(self.loaded, seconds, "the page did not finish loading")
+
+    def click_fresh(self, css):
+        """Finds `css` and clicks it; False, to be tried again, when the element went stale."""
+        try:
+            self.find(css).click()
+            return True
+        except StaleElementReferenceException:
+            return False
 
     @staticmethod
     def gone(element):
@@ -142,14 +155,14 @@ def sign_in(browser, key, expect_ok=True):
     field = browser.find("#key")
     field.clear()
     field.send_keys(key)
-    browser.follow(browser.find("form[action='/sign-in'] button[type=submit]"))
+    browser.follow("form[action='/sign-in'] button[type=submit]")
     if expect_ok:
         browser.wait(lambda: browser.driver.current_url.rstrip("/") == browser.base or "/sign-in" not in browser.driver.current_url,
                      10, "signing in did not leave the sign-in page")
 
 
 def sign_out(browser):
-    browser.follow(browser.find("form[action='/sign-out'] button"))
+    browser.follow("form[action='/sign-out'] button")
     browser.wait(lambda: "/sign-in" in browser.driver.current_url, 10, "signing out did not reach the sign-in page")
 
 
@@ -380,7 +393,7 @@ def main():
         field = browser.find("#speakers-panel details.rename input[name='name']")
         field.clear()
         field.send_keys("Sally Lighthouse")
-        browser.follow(browser.find("#speakers-panel details.rename button[type=submit]"))
+        browser.follow("#speakers-panel details.rename button[type=submit]")
         browser.wait(lambda: "Sally Lighthouse" in [element.text for element in browser.all("#speakers-panel .speaker-name")], 10,
                      "the renamed speaker is not shown by name")
         check("Sally Lighthouse" in [element.text for element in browser.all(".segment .speaker:not(.repeat)")], "the lines do not show the new name")
@@ -428,16 +441,16 @@ def main():
         # Cancel and retry, each through its confirmation page.
         third_id = upload(base, admin_key, arguments.long, "A Talk to Cancel")
         browser.open(f"/media/{third_id}")
-        browser.follow(browser.find("#cancel-link"))
+        browser.follow("#cancel-link")
         check("Cancel" in browser.find("h1").text, "cancel did not ask first")
         check_controls(browser, "confirm")
         browser.shoot("confirm")
-        browser.follow(browser.find("#confirm-action"))
+        browser.follow("#confirm-action")
         browser.wait(lambda: browser.attribute("#media-state", "data-state") == "cancelled", 15,
                      "the media was not cancelled")
         check("Cancelled" in browser.text(".notice"), "no notice said it was cancelled")
-        browser.follow(browser.find("#retry-link"))
-        browser.follow(browser.find("#confirm-action"))
+        browser.follow("#retry-link")
+        browser.follow("#confirm-action")
         browser.wait(lambda: browser.attribute("#media-state", "data-state") in ("queued", "probing", "transcribing", "succeeded"), 15,
                      "retry did not queue the media again")
         print(f"cancel and retry: media {third_id} cancelled, then {browser.attribute('#media-state', 'data-state')} again")
@@ -449,7 +462,7 @@ def main():
         retry_all = browser.all("#failures a.button[href*='retry-failed']")
         check(retry_all, "the failure group has no retry-all button")
         browser.follow(retry_all[0])
-        browser.follow(browser.find("#confirm-action"))
+        browser.follow("#confirm-action")
         browser.wait(lambda: browser.all(".notice"), 10, "bulk retry did not come back to the overview")
         check("queued again" in browser.find(".notice").text, "bulk retry said nothing")
         status, answer = api(base, admin_key, "GET", f"/v1/media/{arguments.bad_media_id}")
