@@ -276,10 +276,11 @@ struct ChaosTests {
                     guard let open = try? await WorkerTestDatabase(client: client).count(
                         "SELECT count(*) FROM media WHERE state NOT IN ('succeeded', 'failed', 'cancelled') AND id > $1", 0)
                     else { return nil }
-                    if open == 0 { return "finished" }
-                    // Faults still to come and the work nearly done: more work, so that every
+                    // Faults still to come and the work nearly done, or already done (the last
+                    // media can finish together between two looks): more work, so that every
                     // fault lands on a fleet at work however slowly the machine absorbs them.
                     if eventsLeft, mayAddWork, open <= 4 { return "more" }
+                    if open == 0 { return "finished" }
                     guard eventsLeft, let done = try? await answered(),
                         let orphaned = try? await client.query(
                             """
