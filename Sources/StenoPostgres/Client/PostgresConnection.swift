@@ -222,12 +222,8 @@ public final class PostgresConnection: @unchecked Sendable {
         _ body: (LibPQConnectionHandle) throws(PostgresError) -> Result,
         cancelled: CancellationSignal, mayConnect: Bool, willSend: () -> Bool
     ) -> Swift.Result<Result, PostgresError>? {
-        if !mayConnect, transactionSession == nil, handle?.isOpenBetweenStatements != true {
-            return nil
-        }
         do throws(PostgresError) {
-            let handle = try liveHandle(cancelled: cancelled)
-            guard willSend() else { return nil }
+            guard let handle = try liveHandle(cancelled: cancelled, mayConnect: mayConnect), willSend() else { return nil }
             handle.cancellation = cancelled
             defer { handle.cancellation = nil }
             do throws(PostgresError) {
@@ -247,7 +243,9 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The open handle, or a new one: retried with exponential backoff within `reconnectWindow`.
-    private func liveHandle(cancelled: CancellationSignal) throws(PostgresError) -> LibPQConnectionHandle {
+    /// Nil when the session must be opened and `mayConnect` is false: opening one may block for
+    /// as long as the server or a name lookup is away.
+    private func liveHandle(cancelled: CancellationSignal, mayConnect: Bool) throws(PostgresError) -> LibPQConnectionHandle? {
         if let session = transactionSession {
             guard let handle, generationInTurn == session, handle.isConnected else {
                 throw PostgresError(
@@ -256,8 +254,9 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             return handle
         }
+        if let handle, handle.isOpenBetweenStatements { return handle }
+        guard mayConnect else { return nil }
         if let handle {
-            if handle.isOpenBetweenStatements { return handle }
             logger.info("the database closed an idle connection; opening a new one", metadata: ["server": "\(handle.serverAddress)"])
         }
         dropHandle()

@@ -11,7 +11,7 @@ extension AdminStore {
         let media = try await client.query(
             """
             SELECT id, title, source, steno_text_language(language, detected_language, translate) AS language,
-                   CASE WHEN captions_name_language THEN steno_text_language(language, detected_language, translate) END AS caption_language,
+                   captions_name_language,
                    duration_seconds, state
             FROM media WHERE id = \(mediaID)
             """
@@ -54,7 +54,7 @@ extension AdminStore {
         var outline = Transcript(
             mediaID: mediaID, title: try media.decode("title"), source: SecretRedactor.redactURLCredentials(in: try media.decode("source")),
             language: try media.decode("language"), durationSeconds: try media.decode("duration_seconds"), chapters: chapters)
-        outline.captionLanguage = try media.decode("caption_language")
+        if try media.decode("captions_name_language", as: Bool.self) { outline.captionLanguage = outline.language }
         let speakers = try await self.speakers(mediaID: mediaID)
         // One voice (a narrator) shows no labels: the transcript reads as it did without them.
         if speakers.count >= 2 {

@@ -7,7 +7,7 @@ public import StenoPostgres
 /// and fails when a migration is added without this number, so the CLI's check and the
 /// worker's wait cannot fall behind the tables they read.
 public enum StenoSchema {
-    /// The newest file in `migrations/` (`0018_death_evidence.sql`).
+    /// The newest file in `migrations/` (`0021_caption_language.sql`).
     public static let requiredMigration = 21
 
     /// The newest migration applied to the database; nil when it has no Steno schema at all.
