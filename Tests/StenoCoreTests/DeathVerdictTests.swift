@@ -1,3 +1,4 @@
+import Foundation
 import StenoCore
 import Testing
 
@@ -73,6 +74,45 @@ struct DeathVerdictTests {
             return
         }
         #expect(why.contains("4 times (SIGKILL ×2, unseen ×2)") && why.contains("a chance of below 1 in"), "\(why)")
+    }
+
+    @Test("blame weighs every job of the hour: one innocent among hundreds that died four times briefly is suspected, not failed; a job that keeps killing its worker is failed at more deaths")
+    func blameWeighsTheFleetsJobs() {
+        // A clean-clone kill storm's numbers: 53 deaths in 519 s of 200 other jobs' running; a
+        // chunk job died at each of four attempts, 3.84 s of running in all.
+        let unlucky = DeathRecord(exit: nil, earlier: [Self.kill, Self.kill, Self.kill], seconds: 3.84, fleetDeaths: 53, fleetSeconds: 519, fleetJobs: 200)
+        #expect(unlucky.chance < DeathVerdict.blameBelow, "for one job alone it is below one in a thousand")
+        #expect(unlucky.fleetChance > 0.1, "among 201 jobs one so unlucky is likely: \(unlucky.fleetChance)")
+        guard case .quarantine(_, let reason) = DeathVerdict.judge(unlucky, policy: Self.policy) else {
+            Issue.record("an unlucky job among many is suspected, not failed")
+            return
+        }
+        #expect(reason.contains("that one of the hour's 201 jobs would die so often"), "\(reason)")
+        // The same job alone in its hour is blamed: nothing else could have been that unlucky.
+        let alone = DeathRecord(exit: nil, earlier: [Self.kill, Self.kill, Self.kill], seconds: 3.84, fleetDeaths: 53, fleetSeconds: 519)
+        #expect(alone.fleetChance == alone.chance)
+        guard case .fail = DeathVerdict.judge(alone, policy: Self.policy) else {
+            Issue.record("with no other job in the hour, the one-job chance decides")
+            return
+        }
+        // A job that kills its worker within a second, every time, in the same storm: eight deaths.
+        let eight = DeathRecord(exit: Self.kill, earlier: Array(repeating: Self.kill, count: 7), seconds: 8, fleetDeaths: 53, fleetSeconds: 519, fleetJobs: 200)
+        #expect(eight.fleetChance < DeathVerdict.blameBelow, "\(eight.fleetChance)")
+        guard case .fail(let why) = DeathVerdict.judge(eight, policy: Self.policy) else {
+            Issue.record("eight deaths in 8 s of running are beyond chance for any of the hour's jobs")
+            return
+        }
+        #expect(why.contains("8 times (SIGKILL ×8)"), "\(why)")
+    }
+
+    @Test("the chance among the hour's jobs: 1 - (1 - p)^jobs, exact for a tiny p and 1 at p = 1")
+    func fleetChance() {
+        let tiny = DeathRecord(exit: nil, earlier: [nil, nil, nil], seconds: 1, fleetDeaths: 1, fleetSeconds: 10_000, fleetJobs: 999)
+        #expect(tiny.fleetChance.isApproximatelyEqual(to: tiny.chance * 1000, within: tiny.chance * 1000 * 1e-6))
+        #expect(DeathRecord(exit: Self.segv, seconds: 1, fleetJobs: 5).fleetChance == 1, "no death without a crash: certain")
+        // One death where one is expected: 1 - e^-1 for one job, 1 - (e^-1)^6 for six.
+        let even = DeathRecord(exit: nil, seconds: 1, fleetDeaths: 1, fleetSeconds: 1, fleetJobs: 5)
+        #expect(even.fleetChance.isApproximatelyEqual(to: 1 - pow(0.3678794, 6), within: 1e-6))
     }
 
     @Test("a fleet where nothing else died predicts no death: repeated deaths of one job are its own")

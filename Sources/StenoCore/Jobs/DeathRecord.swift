@@ -17,13 +17,19 @@ public struct DeathRecord: Sendable, Equatable {
     /// Seconds other jobs ran in the same window: with `fleetDeaths`, the rate at which a
     /// running job meets its worker's death by chance.
     public var fleetSeconds: Double
+    /// Other jobs that ran in the same window (an attempt ended in it, or running now). Each of
+    /// them could have been as unlucky as this one: the blame is weighed against all of them.
+    public var fleetJobs: Int
 
-    public init(exit: WorkerExit?, earlier: [WorkerExit?] = [], seconds: Double, fleetDeaths: Int = 0, fleetSeconds: Double = 0) {
+    public init(
+        exit: WorkerExit?, earlier: [WorkerExit?] = [], seconds: Double, fleetDeaths: Int = 0, fleetSeconds: Double = 0, fleetJobs: Int = 0
+    ) {
         self.exit = exit
         self.earlier = earlier
         self.seconds = seconds
         self.fleetDeaths = fleetDeaths
         self.fleetSeconds = fleetSeconds
+        self.fleetJobs = fleetJobs
     }
 
     /// Every death of the job, this one included, oldest first.
@@ -41,6 +47,15 @@ public struct DeathRecord: Sendable, Equatable {
 
     /// The chance of at least `otherDeaths` deaths by chance (Poisson, at `expectedDeaths`).
     public var chance: Double { Self.poissonTail(atLeast: otherDeaths, mean: expectedDeaths) }
+
+    /// The chance that at least one of the window's jobs, this one and `fleetJobs` others, meets
+    /// its worker's death at least this often by chance alone: 1 - (1 - chance)^jobs. A fleet runs
+    /// thousands of jobs an hour, so a chance of one in a thousand for one job is, across them,
+    /// a near certainty that some innocent job has it; blame weighs this chance, not `chance`.
+    public var fleetChance: Double {
+        guard chance < 1 else { return 1 }
+        return min(1, -Foundation.expm1(Double(fleetJobs + 1) * Foundation.log1p(-chance)))
+    }
 
     /// P(X >= k) for X ~ Poisson(mean). Below the mean, one minus the terms under k; above it,
     /// the terms from k up, summed directly: a tiny tail is not lost to rounding near 1.

@@ -5,7 +5,8 @@
 /// is evidence by itself: the job runs alone from then on, and fails at the crash budget.
 /// Any other death (a kill from outside, or a death nobody saw) is evidence only beyond
 /// chance: in a fleet where workers die often, a long job is simply there when it happens.
-/// Its deaths are compared with what the fleet's death rate predicts for the time it ran.
+/// Its deaths are compared with what the fleet's death rate predicts for the time it ran;
+/// blame also weighs how many jobs ran, since among many some are unlucky.
 public enum DeathVerdict: Sendable, Equatable {
     /// Innocent as far as anyone can tell: queued again at once, the attempt given back.
     case requeue
@@ -16,9 +17,11 @@ public enum DeathVerdict: Sendable, Equatable {
 
     /// Below this chance, deaths with no crash make a job suspected (quarantined).
     public static let suspectBelow = 0.01
-    /// Below this chance, such deaths are blamed on the job: with the crashes, they count
-    /// towards the budget. One job in a thousand that happened to be there is blamed wrongly;
-    /// it takes `RescuePolicy.crashBudget` deaths and a fleet where few workers die.
+    /// Below this chance that any of the window's jobs would die so often (`DeathRecord.fleetChance`),
+    /// such deaths are blamed on the job: with the crashes, they count towards the budget. So an
+    /// innocent job is blamed in at most about one window (an hour of the fleet) in a thousand,
+    /// however many jobs ran in it; a job that kills its worker needs more deaths to be blamed
+    /// where workers die often and many jobs run, and fewer where they rarely do.
     public static let blameBelow = 0.001
     /// The wait before a quarantined job runs again doubles with each death that suspects it, up to this.
     public static let longestQuarantineWait = Duration.seconds(60)
@@ -27,7 +30,7 @@ public enum DeathVerdict: Sendable, Equatable {
         let crashes = record.crashes
         let others = record.otherDeaths
         let chance = record.chance
-        let blamedOthers = others >= 2 && chance < blameBelow ? others : 0
+        let blamedOthers = others >= 2 && record.fleetChance < blameBelow ? others : 0
         if crashes.count + blamedOthers >= policy.crashBudget {
             return .fail(reason: "\(evidence(record, crashes: crashes, chance: chance)): it is what kills the worker; see the worker's log, then `steno retry` runs it again")
         }
@@ -60,7 +63,9 @@ public enum DeathVerdict: Sendable, Equatable {
             parts.append(
                 "it died with its worker \(times(others)) (\(how.joined(separator: ", "))) in \(seconds(record.seconds)) of running, "
                     + "where the fleet's rate (\(record.fleetDeaths) such deaths in \(seconds(record.fleetSeconds)) of other jobs' running, "
-                    + "last hour) predicts \(rounded(record.expectedDeaths)): a chance of \(probability(chance))")
+                    + "last hour) predicts \(rounded(record.expectedDeaths)): a chance of \(probability(chance))"
+                    + (record.fleetJobs > 0
+                        ? ", and of \(probability(record.fleetChance)) that one of the hour's \(record.fleetJobs + 1) jobs would die so often" : ""))
         }
         return parts.joined(separator: "; ")
     }

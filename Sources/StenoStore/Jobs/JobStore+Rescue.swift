@@ -63,7 +63,8 @@ extension JobStore {
     /// Ends the attempts `held` selects and locks (`id, attempt, owner`), whose worker's process
     /// died as `exit` says (nil: nobody saw how), each as the verdict on its evidence says
     /// (`DeathVerdict`): its earlier deaths and running time from `job_attempts`, and the fleet's
-    /// death rate over `RescuePolicy.deathWindow`, read in the same statement that locks it.
+    /// death rate over `RescuePolicy.deathWindow` and how many other jobs ran in it, read in the
+    /// same statement that locks it.
     static func endDeaths(
         held: PostgresQuery, exit: WorkerExit?, policy: RescuePolicy, now: PostgresQuery, on connection: PostgresConnection
     ) async throws -> [(job: EndedJob, end: AttemptEnd)] {
@@ -78,8 +79,14 @@ extension JobStore {
                           FROM jobs r WHERE r.state = \(literal: JobState.running) AND r.started_at IS NOT NULL) AS seconds
                 FROM since LEFT JOIN job_attempts a ON a.finished_at > since.at
                 GROUP BY since.at
+            ),
+            window_jobs AS (
+                SELECT a.job_id AS id FROM job_attempts a, since WHERE a.finished_at > since.at
+                UNION
+                SELECT r.id FROM jobs r WHERE r.state = \(literal: JobState.running) AND r.started_at IS NOT NULL
             )
             SELECT held.id, held.attempt, held.owner, fleet.deaths::bigint AS fleet_deaths, fleet.seconds::float8 AS fleet_seconds,
+                   (SELECT count(*) FROM window_jobs w WHERE w.id <> held.id)::bigint AS fleet_jobs,
                    coalesce(extract(epoch FROM \(now) - j.started_at), 0)::float8 AS running,
                    coalesce(extract(epoch FROM \(now) - greatest(j.started_at, since.at)), 0)::float8 AS running_in_window,
                    coalesce((SELECT sum(extract(epoch FROM a.finished_at - a.started_at)) FROM job_attempts a WHERE a.job_id = held.id), 0)::float8 AS ran,
@@ -102,7 +109,8 @@ extension JobStore {
             let record = DeathRecord(
                 exit: exit, earlier: earlier.map { $0.isEmpty ? nil : WorkerExit($0) },
                 seconds: try row.decode("ran", as: Double.self) + running,
-                fleetDeaths: max(0, fleetDeaths), fleetSeconds: max(0, fleetSeconds))
+                fleetDeaths: max(0, fleetDeaths), fleetSeconds: max(0, fleetSeconds),
+                fleetJobs: Int(try row.decode("fleet_jobs", as: Int64.self)))
             let lease = JobLease(jobID: try row.decode("id"), owner: try row.decode("owner"), attempt: try row.decode("attempt"))
             judged.append((lease, .workerDied(DeathVerdict.judge(record, policy: policy), exit: exit)))
         }
