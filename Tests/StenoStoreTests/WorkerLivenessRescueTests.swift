@@ -214,8 +214,11 @@ struct WorkerLivenessRescueTests {
     func outsideKillsAreNotBlamed() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
-            let store = JobStore(client: client)
-            let work = WorkStore(client: client)
+            // Every time here is the test's clock: a job's running time decides its verdict.
+            let clock = ManualClock(date: Date())
+            let store = JobStore(client: client, time: .given(by: clock))
+            let work = WorkStore(client: client, time: .given(by: clock))
+            let now = clock.date
             // The last ten minutes of a preemptible fleet: other jobs ran 1,500 s and 80 of
             // their attempts ended in a kill; this job ran 15 s each time and was killed thrice.
             let others = try await store.enqueue(NewJob(kind: .chunk))
@@ -223,15 +226,15 @@ struct WorkerLivenessRescueTests {
             try await client.query(
                 """
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, worker_exit, crashed)
-                SELECT \(others), n, 'elsewhere', now() - interval '600 seconds' + n * interval '1 second',
-                       now() - interval '600 seconds' + n * interval '1 second' + interval '18.75 seconds', 'worker_died', 'SIGKILL', false
+                SELECT \(others), n, 'elsewhere', \(now)::timestamptz - interval '600 seconds' + n * interval '1 second',
+                       \(now)::timestamptz - interval '600 seconds' + n * interval '1 second' + interval '18.75 seconds', 'worker_died', 'SIGKILL', false
                 FROM generate_series(1, 80) AS n
                 """)
             try await client.query("UPDATE jobs SET attempt = 80, max_attempts = 100 WHERE id = \(others)")
             try await client.query(
                 """
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, worker_exit, crashed)
-                SELECT \(long), n, 'elsewhere', now() - n * interval '100 seconds', now() - n * interval '100 seconds' + interval '15 seconds',
+                SELECT \(long), n, 'elsewhere', \(now)::timestamptz - n * interval '100 seconds', \(now)::timestamptz - n * interval '100 seconds' + interval '15 seconds',
                        'worker_died', 'SIGKILL', false
                 FROM generate_series(1, 3) AS n
                 """)
@@ -240,7 +243,7 @@ struct WorkerLivenessRescueTests {
             let claimed = try await store.claim(limit: 5, worker: "preempted", lease: .seconds(600))
             #expect(claimed.map(\.id).contains(long))
             // It has run for 15 s this time too.
-            try await client.query("UPDATE jobs SET started_at = now() - interval '15 seconds' WHERE id = \(long)")
+            clock.advance(by: .seconds(15))
             let rescued = try await work.rescueProcessDeath(workerID: "preempted", exit: .signaled(9), policy: Self.atOnce)
             #expect(rescued.first { $0.id == long }?.state == .queued)
             let job = try #require(try await store.job(long))
@@ -251,11 +254,12 @@ struct WorkerLivenessRescueTests {
             try await client.query(
                 """
                 INSERT INTO job_attempts (job_id, attempt, worker, started_at, finished_at, outcome, worker_exit, crashed)
-                SELECT \(brief), n, 'elsewhere', now() - n * interval '100 seconds', now() - n * interval '100 seconds' + interval '0.2 seconds',
+                SELECT \(brief), n, 'elsewhere', \(now)::timestamptz - n * interval '100 seconds', \(now)::timestamptz - n * interval '100 seconds' + interval '0.2 seconds',
                        'worker_died', 'SIGKILL', false
                 FROM generate_series(1, 3) AS n
                 """)
-            try await client.query("UPDATE jobs SET attempt = 3, max_attempts = max_attempts + 3, crash_rescues = 3 WHERE id = \(brief)")
+            try await client.query(
+                "UPDATE jobs SET attempt = 3, max_attempts = max_attempts + 3, crash_rescues = 3, run_at = \(clock.date)::timestamptz WHERE id = \(brief)")
             try await work.register(workerID: "oom", hostname: "test", pid: 1, version: "test", supervisorKey: 9)
             let again = try await store.claim(limit: 5, worker: "oom", lease: .seconds(600))
             #expect(again.map(\.id).contains(brief))
