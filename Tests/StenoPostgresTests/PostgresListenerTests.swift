@@ -41,6 +41,35 @@ struct PostgresListenerTests {
         }
     }
 
+    /// The listener waits for notifications between its checks of the session. When the server's
+    /// goodbye was read by one wait, the next found the session ended and opened a new one, then
+    /// waited on it for the whole poll period: a session that listens to nothing (a loaded
+    /// scripts/test run hung here for the suite's two minutes, its poll being an hour).
+    @Test("a wait on the listening session, found ended, returns at once: it never waits on a new session that listens to nothing")
+    func waitNeverMovesToANewSession() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            let admin = database.client()
+            let connection = PostgresConnection(configuration: database.configuration)
+            try await connection.query("LISTEN steno_test", [])
+            let listening = try await connection.sessionGeneration
+            let pid: Int32 = try await connection.query("SELECT pg_backend_pid() AS pid").single().decode("pid")
+            // Gone on the server: its goodbye and the end of the stream are on the socket.
+            try await admin.terminateBackend(pid)
+
+            let notifications = try await connection.waitForNotifications(timeout: .seconds(3600), session: listening)
+            #expect(notifications.isEmpty)
+            let now = try await connection.sessionGeneration
+            #expect(now != listening, "the wait found the session ended and a new one opened")
+            // The same wait on the new session does wait: a notification sent to it is read.
+            try await connection.query("LISTEN steno_test", [])
+            try await admin.notify(channel: "steno_test", payload: "on the new session")
+            let again = try await connection.waitForNotifications(timeout: .seconds(3600), session: now)
+            #expect(again.map(\.payload) == ["on the new session"])
+            await connection.close()
+            await admin.shutdown()
+        }
+    }
+
     @Test("channel names are validated, since LISTEN cannot take them as parameters")
     func channelValidation() {
         #expect(throws: PostgresError.self) {

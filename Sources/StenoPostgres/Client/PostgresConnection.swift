@@ -145,10 +145,14 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` for notifications on the channels this session listens to.
-    func waitForNotifications(timeout: Duration) async throws(PostgresError) -> [PostgresNotification] {
+    /// With `session`, the wait is on that session only (a `sessionGeneration`): if it has
+    /// ended, the call returns at once with none, instead of waiting on a new session that
+    /// listens to nothing. The caller then sees the generation change and listens again.
+    func waitForNotifications(timeout: Duration, session: Int? = nil) async throws(PostgresError) -> [PostgresNotification] {
         let milliseconds = Int32(clamping: Int64(timeout.seconds * 1000))
         // Never in place: the wait may last the whole timeout.
         return try await run(inPlace: false) { handle throws(PostgresError) in
+            if let session, self.generationInTurn != session { return [] }
             let pending = try handle.drainNotifications()
             if !pending.isEmpty { return pending }
             try handle.waitUntilReadable(timeoutMilliseconds: milliseconds)

@@ -70,7 +70,9 @@ public final class PostgresListener: Sendable {
                     } else if !locked {
                         locked = try await self.takeLock(warn: false)
                     }
-                    for notification in try await connection.waitForNotifications(timeout: pollInterval) {
+                    // On the listening session only: a session the wait would open in its place
+                    // (the old one found ended between two waits) listens to nothing.
+                    for notification in try await connection.waitForNotifications(timeout: pollInterval, session: listeningGeneration) {
                         continuation.yield(.notification(notification))
                     }
                     failureDelay = .milliseconds(100)
@@ -106,12 +108,19 @@ public final class PostgresListener: Sendable {
         return taken
     }
 
+    /// Listens to every channel on one session, and returns that session's generation: if the
+    /// session changed between two `LISTEN`s, all are sent again on the new one.
     private func listen() async throws(PostgresError) -> Int {
-        for channel in channels {
-            // Channel names are identifiers and cannot be parameters; they were validated in init.
-            try await connection.query("LISTEN \"\(channel)\"", [])
+        var generation = try await connection.sessionGeneration
+        while true {
+            for channel in channels {
+                // Channel names are identifiers and cannot be parameters; they were validated in init.
+                try await connection.query("LISTEN \"\(channel)\"", [])
+            }
+            let after = try await connection.sessionGeneration
+            if after == generation { return after }
+            generation = after
         }
-        return try await connection.sessionGeneration
     }
 
     static func isValidChannel(_ channel: String) -> Bool {
