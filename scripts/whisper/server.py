@@ -224,8 +224,17 @@ def speaches_segment(seg):
 
 
 class Transcriber:
-    def __init__(self, model_path, threads, beam_size, vad, compute_type="int8", name=None):
-        from faster_whisper import WhisperModel  # imported here so --help works anywhere
+    def __init__(self, model_path, threads, beam_size, vad, compute_type="int8", name=None, seed=0):
+        import ctranslate2  # faster-whisper's engine; imported here so --help works anywhere
+        from faster_whisper import WhisperModel
+
+        # A fallback or a requested temperature above 0 samples, from a generator each of
+        # CTranslate2's threads seeds once, at its first draw, from this seed: set before the
+        # model starts its threads, the same requests in the same order get the same words in
+        # every run. Unseeded, a test's French opening came back as "campagne" in most runs and
+        # as "l'accompagné" in one.
+        if seed >= 0:
+            ctranslate2.set_random_seed(seed)
 
         self.model = WhisperModel(model_path, device="cpu", compute_type=compute_type,
                                   cpu_threads=threads)
@@ -713,6 +722,10 @@ def main():
     ap.add_argument("--compute-type", default="int8",
                     help="CTranslate2 compute type: int8 (the default), int8_float32, float32; "
                          "the model's words vary a little with it, as with --threads")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the sampling at temperatures above 0, set as the server "
+                         "starts: the same requests in the same order get the same words in "
+                         "every run (0; -1 leaves it unseeded)")
     ap.add_argument("--vad", action="store_true",
                     help="run faster-whisper's Silero VAD before decoding (speaches does)")
     args = ap.parse_args()
@@ -739,7 +752,7 @@ def main():
     global TRANSCRIBER
     t0 = time.monotonic()
     TRANSCRIBER = Transcriber(model_path, args.threads, args.beam_size, args.vad, args.compute_type,
-                              None if args.model_path else args.model)
+                              None if args.model_path else args.model, args.seed)
     READY.set()
     sys.stderr.write("model %s loaded in %.1fs\n" % (model_path, time.monotonic() - t0))
     print("listening on http://%s:%d" % (host, port), flush=True)
