@@ -18,6 +18,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -229,8 +230,42 @@ def check_controls_once(browser, page):
     for _ in range(min(12, len(controls))):
         positions.append(browser.js(
             "const all = Array.from(document.querySelectorAll('*')); return all.indexOf(document.activeElement)"))
-        browser.js("return document.activeElement").send_keys(Keys.TAB)
+        # The key as a user presses it, to whatever has focus: sent to the focused element, it
+        # failed as "not interactable" when a live refresh swapped that element in between.
+        ActionChains(browser.driver).send_keys(Keys.TAB).perform()
     check(positions == sorted(positions), f"{page}: Tab moved backwards through the page: {positions}")
+
+
+FOCUSABLE = "a[href], button, input:not([type=hidden]), select, textarea, audio[controls], [tabindex]:not([tabindex='-1'])"
+
+
+def check_focus_kept(browser, page, seconds=40):
+    """A live refresh swaps a region's controls for new ones: keyboard focus stays on the same
+    control, one without an id too, instead of falling back to the top of the page."""
+    placed = browser.js("""
+        for (const region of document.querySelectorAll('[data-live][id]')) {
+          const all = Array.from(region.querySelectorAll(arguments[0]));
+          const control = all.find((c) => !c.id && c.getClientRects().length > 0);
+          if (!control) continue;
+          control.focus();
+          control.dataset.beforeRefresh = 'yes';
+          return {region: region.id, index: all.indexOf(control), tag: control.tagName,
+                  text: control.textContent.trim(), refreshed: document.body.dataset.refreshed || ''};
+        }
+        return null;""", FOCUSABLE)
+    check(placed is not None, f"{page}: no control without an id in a live region to keep focus on")
+    browser.wait(lambda: (browser.js("return document.body.dataset.refreshed || ''") or "") != placed["refreshed"],
+                 seconds, f"{page}: the live regions were not refreshed")
+    now = browser.js("""
+        const active = document.activeElement;
+        const region = active && active.closest('[data-live][id]');
+        if (!region) return {region: null, tag: active ? active.tagName : null};
+        return {region: region.id, index: Array.from(region.querySelectorAll(arguments[0])).indexOf(active),
+                tag: active.tagName, text: active.textContent.trim(), swapped: active.dataset.beforeRefresh !== 'yes'};""", FOCUSABLE)
+    expected = {key: placed[key] for key in ("region", "index", "tag", "text")}
+    check(now.get("swapped") is True and {key: now.get(key) for key in expected} == expected,
+          f"{page}: focus was {placed}, after a live refresh it is {now}")
+    print(f"{page}: focus kept on the {placed['tag'].lower()} '{placed['text'][:40]}' across a live refresh")
 
 
 def main():
@@ -299,6 +334,7 @@ def main():
         check(len(states) >= 2, f"the media page saw only {states}: it never showed the media before it was done")
         print(f"media page: states seen live {sorted(states)}")
         check_controls(browser, "media")
+        check_focus_kept(browser, "media")
         browser.shoot("media")
 
         # A budget reached: the media page says which and how to raise it, and nothing is lost.

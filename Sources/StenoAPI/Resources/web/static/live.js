@@ -3,6 +3,26 @@
 // still refreshes every 15 s, for what sends no event (heartbeats, the fleet's pace).
 const status = document.getElementById("live-status");
 const regions = () => Array.from(document.querySelectorAll("[data-live][id]"));
+const focusable = "a[href], button, input:not([type=hidden]), select, textarea, audio[controls], [tabindex]:not([tabindex='-1'])";
+
+// Where keyboard focus is in a region about to be swapped: the control's id, else its place
+// among the region's controls. A swap that dropped focus would send a keyboard user back to
+// the top of the page at every refresh.
+function focusIn(region) {
+  const active = document.activeElement;
+  if (!active || active === document.body || !region.contains(active)) return null;
+  return { id: active.id, index: Array.from(region.querySelectorAll(focusable)).indexOf(active), tag: active.tagName };
+}
+
+function restoreFocus(region, place) {
+  if (!place) return;
+  let target = place.id ? document.getElementById(place.id) : null;
+  if (!target && place.index >= 0) {
+    const same = region.querySelectorAll(focusable)[place.index];
+    if (same && same.tagName === place.tag) target = same;
+  }
+  target?.focus({ preventScroll: true });
+}
 let timer = null;
 let busy = false;
 let again = false;
@@ -24,10 +44,10 @@ async function refresh() {
     for (const region of regions()) {
       const fresh = page.getElementById(region.id);
       if (!fresh) continue;
-      // Keep keyboard focus where it was when the element is still there after the swap.
-      const focusedID = region.contains(document.activeElement) ? document.activeElement.id : null;
+      // Keep keyboard focus where it was when the control is still there after the swap.
+      const place = focusIn(region);
       region.replaceChildren(...Array.from(fresh.childNodes).map((node) => document.importNode(node, true)));
-      if (focusedID) document.getElementById(focusedID)?.focus();
+      restoreFocus(region, place);
     }
     document.body.dataset.refreshed = String(Date.now());
   } catch (error) {
