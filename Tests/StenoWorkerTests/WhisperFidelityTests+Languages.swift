@@ -23,9 +23,10 @@ extension WhisperFidelityTests {
         var code: String
         var text: String
         /// A word the model writes, and a form of it only the language's stemmer finds it by.
-        /// From each text's first sentence, which came back the same in every run seen: later
-        /// words varied between runs on one machine, and "enfants", once the French word, was
-        /// written in two runs and not in a third.
+        /// From each text's first sentence. Words varied between runs while the server sampled
+        /// unseeded at its fallback temperatures ("enfants", once the French word, was written in
+        /// two runs and not in a third; "campagne" came back once as "l'accompagné"); the server
+        /// now seeds its sampling (`--seed`), so the same requests get the same words.
         var written: String
         var query: String
     }
