@@ -199,6 +199,9 @@ def wait_done(base, key, media_id, seconds=240):
     raise Failure(f"media {media_id} did not finish in {seconds} s")
 
 
+FOCUSABLE = "a[href], button, input:not([type=hidden]), select, textarea, audio[controls], [tabindex]:not([tabindex='-1'])"
+
+
 def check_controls(browser, page):
     # A live region may be swapped while its controls are read: read them again.
     for attempt in range(3):
@@ -212,7 +215,7 @@ def check_controls(browser, page):
 def check_controls_once(browser, page):
     """Every control has a name a screen reader says, no positive tabindex reorders the page,
     and Tab walks the controls in the order they stand on the page."""
-    controls = browser.all("a[href], button, input:not([type=hidden]), select, textarea, audio[controls], [tabindex]:not([tabindex='-1'])")
+    controls = browser.all(FOCUSABLE)
     for control in controls:
         if not control.is_displayed() and control.get_attribute("class") != "skip":
             continue
@@ -234,9 +237,6 @@ def check_controls_once(browser, page):
         # failed as "not interactable" when a live refresh swapped that element in between.
         ActionChains(browser.driver).send_keys(Keys.TAB).perform()
     check(positions == sorted(positions), f"{page}: Tab moved backwards through the page: {positions}")
-
-
-FOCUSABLE = "a[href], button, input:not([type=hidden]), select, textarea, audio[controls], [tabindex]:not([tabindex='-1'])"
 
 
 def check_focus_kept(browser, page, seconds=40):
