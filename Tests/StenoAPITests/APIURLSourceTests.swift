@@ -10,16 +10,20 @@ import Testing
 @Suite("steno-api: URL sources")
 struct APIURLSourceTests {
     /// A real HTTP server on 127.0.0.1 (Python's standard library): the fixtures, and
-    /// `/redirect/NAME`, which answers 302 to http://127.0.0.1:PORT/NAME.
+    /// `/redirect/NAME`, which answers 302 to http://127.0.0.1:PORT/NAME. It binds port 0 and
+    /// writes the port the system gave it to a file: a port the test picked could be taken, and
+    /// the test would then fetch from whatever holds it.
     final class FileServer: @unchecked Sendable {
-        // @unchecked: the process is only started and stopped.
+        // @unchecked: the process is only started and stopped; `port` is set once, in init.
         let process = Process()
-        let port: Int
+        private(set) var port = 0
 
-        init(directory: String) throws {
-            port = Int.random(in: 20000...60000)
+        /// Starts the server and returns once it answers.
+        init(directory: String) async throws {
+            let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("steno-file-server-\(UUID().uuidString).port").path
+            defer { try? FileManager.default.removeItem(atPath: portFile) }
             let script = """
-                import functools, http.server, sys
+                import functools, http.server, os, sys
                 class Handler(http.server.SimpleHTTPRequestHandler):
                     def do_GET(self):
                         if self.path.startswith('/redirect/'):
@@ -30,19 +34,25 @@ struct APIURLSourceTests {
                         super().do_GET()
                     def log_message(self, *args):
                         pass
-                http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), functools.partial(Handler, directory=sys.argv[2])).serve_forever()
+                server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Handler, directory=sys.argv[2]))
+                with open(sys.argv[1] + '.new', 'w') as f:
+                    f.write(str(server.server_port))
+                os.rename(sys.argv[1] + '.new', sys.argv[1])
+                server.serve_forever()
                 """
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", script, String(port), directory]
+            process.arguments = ["-c", script, portFile, directory]
             // Not the test's pipes: swift test waits for every holder of them to exit.
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-        }
-
-        func waitUntilUp() async throws {
+            let written = try await polled(within: .seconds(60)) {
+                (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
+            }
+            guard let written else { throw TestEnvironmentError("the test file server wrote no port within 60 s") }
+            port = written
             try await poll(until: {
-                (try? await HTTP.request("GET", "http://127.0.0.1:\(port)/book.json", maxSeconds: 1))?.status == 200
+                (try? await HTTP.request("GET", "http://127.0.0.1:\(written)/book.json", maxSeconds: 1))?.status == 200
             }, "the test file server up")
         }
 
@@ -52,8 +62,7 @@ struct APIURLSourceTests {
 
     @Test("an allowed host's recording is fetched to the upload directory, and the workers read the file")
     func fetchedToUploads() async throws {
-        let server = try FileServer(directory: FixtureBook.directory.path)
-        try await server.waitUntilUp()
+        let server = try await FileServer(directory: FixtureBook.directory.path)
         try await RunningAPI.with(configure: { $0.outbound = OutboundURLPolicy(allowedHosts: ["localhost"]) }) { api in
             let key = try await api.key(.submit)
             let answer = try await HTTP.request(
@@ -70,8 +79,7 @@ struct APIURLSourceTests {
 
     @Test("a redirect to an address the policy refuses is refused at connect time, and leaves no file")
     func redirectToPrivateAddressIsRefused() async throws {
-        let server = try FileServer(directory: FixtureBook.directory.path)
-        try await server.waitUntilUp()
+        let server = try await FileServer(directory: FixtureBook.directory.path)
         // localhost is allowed by name; the redirect goes to 127.0.0.1, which is not.
         try await RunningAPI.with(configure: { $0.outbound = OutboundURLPolicy(allowedHosts: ["localhost"]) }) { api in
             let key = try await api.key(.submit)
@@ -86,8 +94,7 @@ struct APIURLSourceTests {
 
     @Test("a URL that answers an error, or sends no audio, gets 400 or 415 and leaves no file")
     func badURLs() async throws {
-        let server = try FileServer(directory: FixtureBook.directory.path)
-        try await server.waitUntilUp()
+        let server = try await FileServer(directory: FixtureBook.directory.path)
         try await RunningAPI.with(configure: { $0.outbound = OutboundURLPolicy(allowedHosts: ["127.0.0.1"]) }) { api in
             let key = try await api.key(.submit)
             let missing = try await HTTP.request("POST", api.url("/v1/media"), key: key, body: .json(#"{"url": "http://127.0.0.1:\#(server.port)/nothing.mp3"}"#))

@@ -67,7 +67,7 @@ extension WorkerProcessTests {
                 ])
                 let peak = try await Self.peakSessions(in: database, client: client) {
                     let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
-                    let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150))
+                    let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150), processes: [worker])
                     #expect(state == "succeeded", "worker log: \(worker.log)")
                 }
                 print("a worker at concurrency 16: at most \(peak) database sessions while it transcribed the book")
@@ -106,7 +106,7 @@ extension WorkerProcessTests {
                 // PgBouncer passes the client's application name on: the pooled sessions show it.
                 let pooled = try await Self.peakSessions(in: database, client: client, named: "steno-pooled") {
                     let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
-                    let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150))
+                    let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(150), processes: [worker])
                     #expect(state == "succeeded", "worker log: \(worker.log)")
                 }
                 print("behind PgBouncer: at most \(pooled) pooled server sessions while the worker transcribed the book")
@@ -138,18 +138,20 @@ struct PgBouncer {
 
     init(clusterDirectory: String, poolSize: Int) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("steno-pgbouncer-\(UUID().uuidString)").path
-        let port = 20000 + Int.random(in: 0..<20000)
         let process = Process()
         process.executableURL = PackageRoot.scripts.appendingPathComponent("pgbouncer")
-        process.arguments = ["start", directory, "\(port)", clusterDirectory, "\(poolSize)"]
+        // It listens only on a socket in its own directory, which the port merely names.
+        process.arguments = ["start", directory, "6432", clusterDirectory, "\(poolSize)"]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         process.waitUntilExit()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard process.terminationStatus == 0, let line = printed.split(separator: "\n").last else {
-            throw TestEnvironmentError("scripts/pgbouncer could not start (exit \(process.terminationStatus)); run scripts/install-deps")
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw TestEnvironmentError("scripts/pgbouncer could not start (exit \(process.terminationStatus)): \(said)")
         }
         connectionString = line.replacingOccurrences(of: " dbname=postgres", with: "")
     }

@@ -27,10 +27,13 @@ struct WorkerTestDatabase {
         return (try row.decode("state"), try row.decode("error_class"), try row.decode("error_message"))
     }
 
-    /// Waits until the media is in one of `states`; fails with its progress after `timeout`.
+    /// Polls until the media reaches one of `states`; the limit bounds a hang (the suites allow 5
+    /// minutes a test), it times nothing. After `timeout` it fails with the media's progress and
+    /// the end of the log of each of `processes`, which a failure in CI shows only there.
     @discardableResult
-    /// Polls until the media reaches one of `states`; the limit bounds a hang (the suites allow 5 minutes a test), it times nothing.
-    func waitForMedia(_ id: Int64, in states: Set<String>, timeout: Duration = .seconds(280)) async throws -> String {
+    func waitForMedia(
+        _ id: Int64, in states: Set<String>, timeout: Duration = .seconds(280), processes: [WorkerProcess] = []
+    ) async throws -> String {
         if let state = try await polled(within: timeout, {
             let state = try await mediaState(id).state
             return states.contains(state) ? state : nil
@@ -41,7 +44,8 @@ struct WorkerTestDatabase {
             "SELECT kind, state, count(*) AS n FROM jobs WHERE media_id = \(id) GROUP BY 1, 2 ORDER BY 1, 2")
         let summary = try jobs.map { "\(try $0.decode("kind", as: String.self)) \(try $0.decode("state", as: String.self)): \(try $0.decode("n", as: Int.self))" }
         throw TestEnvironmentError(
-            "media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary); unfinished:\n\(try await unfinished(id))\nworkers: \(try await workers())")
+            "media \(id) did not reach \(states.sorted()) within \(timeout); state \(try await mediaState(id)), jobs \(summary); unfinished:\n\(try await unfinished(id))\nworkers: \(try await workers())"
+                + processes.map { "\nlog of \($0.id), its last 40 lines:\n" + $0.log.split(separator: "\n").suffix(40).joined(separator: "\n") }.joined())
     }
 
     /// Every worker's row as the fleet sees it: status, jobs in flight, the last heartbeat's age.
