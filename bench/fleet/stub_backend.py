@@ -7,6 +7,7 @@ segment and one word per request. GET /stats returns {"requests": N}.
 """
 import argparse
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -57,12 +58,19 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int, required=True,
+                        help="0: a free port the system picks, written to --port-file")
+    parser.add_argument("--port-file", help="where to write the port once it is bound")
     parser.add_argument("--latency", type=float, default=0.0)
     args = parser.parse_args()
     Handler.latency = args.latency
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
+    if args.port_file:
+        # Written whole, then renamed: a reader never sees half a number.
+        with open(args.port_file + ".new", "w") as f:
+            f.write(str(server.server_port))
+        os.rename(args.port_file + ".new", args.port_file)
     server.serve_forever()
 
 
