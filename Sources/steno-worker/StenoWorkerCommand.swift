@@ -42,6 +42,9 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Times a job may be running when its worker dies before it fails (STENO_WORKER_CRASH_BUDGET, default 4).")
     var crashBudget: String?
 
+    @Option(help: "Longest wait in seconds before a job suspected of killing its worker runs again, alone (STENO_WORKER_QUARANTINE_MAX_SECONDS, default 60).")
+    var quarantineMaxSeconds: String?
+
     @Option(help: "Target chunk length in seconds (STENO_CHUNK_SECONDS).")
     var chunkSeconds: String?
 
@@ -211,6 +214,11 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             given(crashBudget, "--crash-budget", "STENO_WORKER_CRASH_BUDGET"), in: (RescuePolicy.aloneAfter + 1)...100)
         {
             settings.crashBudget = value
+        }
+        if let value = try SettingValue.seconds(
+            given(quarantineMaxSeconds, "--quarantine-max-seconds", "STENO_WORKER_QUARANTINE_MAX_SECONDS"), in: 1...3600)
+        {
+            settings.longestQuarantineWait = value
         }
         if let value = try SettingValue.number(given(chunkSeconds, "--chunk-seconds", "STENO_CHUNK_SECONDS"), in: 1...3600, unit: "seconds") {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)

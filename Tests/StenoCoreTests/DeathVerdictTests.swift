@@ -55,6 +55,30 @@ struct DeathVerdictTests {
         #expect(wait == .seconds(1))
     }
 
+    @Test("the quarantine's doubling stops at the policy's longest wait: 60 s unless the worker is told otherwise")
+    func quarantineWaitStopsAtThePolicysLongest() {
+        // Ten crashes under a budget of 20: doubling alone would wait 2^9 = 512 s.
+        let record = DeathRecord(exit: Self.segv, earlier: Array(repeating: Self.segv, count: 9), seconds: 1)
+        let byDefault = RescuePolicy(crashBudget: 20)
+        #expect(byDefault.longestQuarantineWait == .seconds(60))
+        guard case .quarantine(let wait, let reason) = DeathVerdict.judge(record, policy: byDefault) else {
+            Issue.record("ten crashes under a budget of 20 quarantine")
+            return
+        }
+        #expect(wait == .seconds(60))
+        #expect(reason.contains("runs alone after 60 s"), "\(reason)")
+        let short = RescuePolicy(crashBudget: 20, longestQuarantineWait: .seconds(5))
+        guard case .quarantine(let shorter, let why) = DeathVerdict.judge(record, policy: short) else {
+            Issue.record("the longest wait changes the wait, not the verdict")
+            return
+        }
+        #expect(shorter == .seconds(5))
+        #expect(why.contains("runs alone after 5 s"), "\(why)")
+        // Below the longest wait, the doubling is the same whatever the longest is.
+        let second = DeathRecord(exit: Self.segv, earlier: [Self.segv], seconds: 1)
+        #expect(DeathVerdict.judge(second, policy: short) == DeathVerdict.judge(second, policy: byDefault))
+    }
+
     @Test("deaths beyond chance are blamed: suspected at two, failed at the budget, with the rate and the chance named")
     func deathsBeyondChanceAreBlamed() {
         // Workers rarely die (2 deaths in 10,000 s of running) but this job's died each time it

@@ -40,6 +40,7 @@ struct ReadmeDefaultsTests {
             ("STENO_WORKER_LEASE_SECONDS", Self.seconds(worker.lease)),
             ("STENO_CHUNK_SECONDS", "\(Int(worker.planner.targetDuration.seconds))"),
             ("STENO_WORKER_GRACE_SECONDS", Self.seconds(worker.gracePeriod)),
+            ("STENO_WORKER_QUARANTINE_MAX_SECONDS", Self.seconds(worker.longestQuarantineWait)),
             ("STENO_SOURCE_TIMEOUT_SECONDS", Self.seconds(MediaFile.defaultSourceTimeout)),
             ("STENO_WORKER_HTTP_PORT", "\(WorkerConfiguration.defaultHTTPPort)"),
             ("STENO_WORKER_HTTP_HOST", WorkerConfiguration.defaultHTTPHost),

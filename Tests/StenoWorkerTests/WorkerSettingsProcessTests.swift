@@ -11,7 +11,7 @@ struct WorkerSettingsProcessTests {
         ("STENO_WORKER_CONCURRENCY", "1e308"), ("STENO_WORKER_CONCURRENCY", "0"), ("STENO_WORKER_LEASE_SECONDS", "inf"),
         ("STENO_WORKER_LEASE_SECONDS", "nan"), ("STENO_WORKER_GRACE_SECONDS", "99999999999"), ("STENO_WORKER_HTTP_PORT", "70000"),
         ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_EXTRACTION_SLOTS", "0"),
-        ("STENO_RECOVER_SPEECH", "maybe"), ("STENO_SPEECH_DETECTION", "1"),
+        ("STENO_RECOVER_SPEECH", "maybe"), ("STENO_SPEECH_DETECTION", "1"), ("STENO_WORKER_QUARANTINE_MAX_SECONDS", "0.5"),
     ])
     func badNumbers(variable: String, value: String) async throws {
         var environment = [

@@ -23,9 +23,6 @@ public enum DeathVerdict: Sendable, Equatable {
     /// however many jobs ran in it; a job that kills its worker needs more deaths to be blamed
     /// where workers die often and many jobs run, and fewer where they rarely do.
     public static let blameBelow = 0.001
-    /// The wait before a quarantined job runs again doubles with each death that suspects it, up to this.
-    public static let longestQuarantineWait = Duration.seconds(60)
-
     public static func judge(_ record: DeathRecord, policy: RescuePolicy) -> DeathVerdict {
         let crashes = record.crashes
         let others = record.otherDeaths
@@ -39,7 +36,7 @@ public enum DeathVerdict: Sendable, Equatable {
         guard suspicions > 0 else { return .requeue }
         // The wait grows with the deaths that suspect the job, not with every death: a job that
         // was killed from outside often and then ran beside a crash waits a second, not a minute.
-        let wait = min(.seconds(1) * (1 << min(suspicions - 1, 10)), longestQuarantineWait)
+        let wait = min(.seconds(1) * (1 << min(suspicions - 1, 10)), policy.longestQuarantineWait)
         return .quarantine(
             after: wait,
             reason: "quarantined, runs alone after \(Int(wait.components.seconds)) s: \(evidence(record, crashes: crashes, chance: chance)); "

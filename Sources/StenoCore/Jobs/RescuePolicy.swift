@@ -16,6 +16,9 @@ public struct RescuePolicy: Sendable, Equatable {
     /// `DeathVerdict`) fail it for good. Each such rescue gives the attempt back, so without a
     /// budget a job that crashes its worker would be retried forever.
     public var crashBudget: Int
+    /// The longest wait before a suspected job runs again (`DeathVerdict.quarantine`): the wait
+    /// starts at a second and doubles with each death that suspects the job, up to this.
+    public var longestQuarantineWait: Duration
     /// How many deaths with no crash a job must have been at, beyond chance, before it is
     /// suspected and runs alone (one crash is enough).
     public static let aloneAfter = 2
@@ -25,12 +28,20 @@ public struct RescuePolicy: Sendable, Equatable {
     /// worker whose listening session broke takes its lock again within a poll.
     public static let confirmDelay = Duration.milliseconds(500)
 
-    public init(startGrace: Duration = .seconds(10), hangLimit: Duration = .seconds(300), crashBudget: Int = 4) {
+    public init(
+        startGrace: Duration = .seconds(10), hangLimit: Duration = .seconds(300), crashBudget: Int = 4,
+        longestQuarantineWait: Duration = Self.defaultLongestQuarantineWait
+    ) {
         precondition(crashBudget > Self.aloneAfter, "the budget leaves room to run the job alone")
+        precondition(longestQuarantineWait >= .seconds(1), "a quarantine waits at least its first second")
         self.startGrace = startGrace
         self.hangLimit = hangLimit
         self.crashBudget = crashBudget
+        self.longestQuarantineWait = longestQuarantineWait
     }
+
+    /// `longestQuarantineWait` unless `--quarantine-max-seconds` says otherwise.
+    public static let defaultLongestQuarantineWait = Duration.seconds(60)
 
     /// The advisory lock namespace of worker liveness (`pg_locks.classid`): "Sten".
     public static let lockNamespace: Int32 = 0x5374_656E

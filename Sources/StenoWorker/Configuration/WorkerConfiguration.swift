@@ -23,6 +23,8 @@ public struct WorkerConfiguration: Sendable {
     public var hangLimit = Duration.seconds(300)
     /// How many deaths of its worker blamed on a job fail it (`--crash-budget`, `DeathVerdict`).
     public var crashBudget = 4
+    /// The longest wait before a suspected job runs again (`--quarantine-max-seconds`, `DeathVerdict`).
+    public var longestQuarantineWait = RescuePolicy.defaultLongestQuarantineWait
     /// The lock key of the supervisor that started this process (`WorkerSupervisor`), nil when
     /// it runs unsupervised: its death is then seen by the fleet, without evidence of how.
     public var supervisorKey: Int32?
@@ -30,7 +32,8 @@ public struct WorkerConfiguration: Sendable {
     /// the hang limit from one that lives but sends no heartbeat. After a database restart a
     /// missing lock proves nothing for the lease (at least 5 s): live workers are taking theirs again.
     public var rescue: RescuePolicy {
-        RescuePolicy(startGrace: max(lease, .seconds(5)), hangLimit: hangLimit, crashBudget: crashBudget)
+        RescuePolicy(
+            startGrace: max(lease, .seconds(5)), hangLimit: hangLimit, crashBudget: crashBudget, longestQuarantineWait: longestQuarantineWait)
     }
     /// How long an http(s) source may take to connect or to send the next bytes.
     public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
