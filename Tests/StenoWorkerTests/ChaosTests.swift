@@ -209,16 +209,15 @@ struct ChaosTests {
                 // The backend answers one short line per chunk, whatever its speech: asking again
                 // for the rest would be more answers per chunk than this run counts as paid once.
                 "STENO_RECOVER_SPEECH": "off",
+                // The jobs the kills make suspects wait their quarantine in real time, up to 60 s
+                // each by default, and at the end of a run the fleet may wait on nothing else
+                // (the kill storm took 129-168 s instead of 45-60 s, the short lease once 121 s
+                // instead of 7-18 s): 2 s keeps the quarantine and what runs alone, not the wait.
+                "STENO_WORKER_QUARANTINE_MAX_SECONDS": "2",
                 // A crash ends at once, without the runtime's backtrace (seconds of symbolication).
                 "SWIFT_BACKTRACE": "enable=no",
             ]
-            if variant == .killStorm {
-                environment["LD_PRELOAD"] = try await PoisonLibrary.path()
-                // The jobs the kills make suspects wait their quarantine in real time, up to
-                // 60 s each by default, and at the end of the storm the fleet waits on nothing
-                // else: 2 s keeps the quarantine and what runs alone, not the wait.
-                environment["STENO_WORKER_QUARANTINE_MAX_SECONDS"] = "2"
-            }
+            if variant == .killStorm { environment["LD_PRELOAD"] = try await PoisonLibrary.path() }
             var run = Run()
             var serial = 0
             // Every worker started, killed ones included, for their logs.
