@@ -210,9 +210,9 @@ struct ChaosTests {
                 // for the rest would be more answers per chunk than this run counts as paid once.
                 "STENO_RECOVER_SPEECH": "off",
                 // The jobs the kills make suspects wait their quarantine in real time, up to 60 s
-                // each by default, and at the end of a run the fleet may wait on nothing else
-                // (the kill storm took 129-168 s instead of 45-60 s, the short lease once 121 s
-                // instead of 7-18 s): 2 s keeps the quarantine and what runs alone, not the wait.
+                // each by default: 2 s keeps the quarantine and what runs alone, not the wait.
+                // (It is not what makes some kill storms take 130-170 s instead of 45-60 s:
+                // docs/development.md, "The suite's wall time".)
                 "STENO_WORKER_QUARANTINE_MAX_SECONDS": "2",
                 // A crash ends at once, without the runtime's backtrace (seconds of symbolication).
                 "SWIFT_BACKTRACE": "enable=no",
