@@ -10,18 +10,15 @@ import Testing
 @Suite("steno-api: events")
 struct APIEventsTests {
     /// A curl following the stream into a file, for as long as the test needs it.
-    final class EventClient: @unchecked Sendable {
-        // @unchecked: the process is only started, read through its file, and stopped.
-        let process = Process()
+    final class EventClient: Sendable {
+        let process: BackgroundProcess
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-sse-\(UUID().uuidString).txt").path
 
         init(url: String, key: String) throws {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-sS", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(key)", "-o", path, url]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try BackgroundProcess(
+                "/usr/bin/curl", ["-sS", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(key)", "-o", path, url],
+                environment: ProcessInfo.processInfo.environment)
         }
 
         var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
@@ -33,8 +30,7 @@ struct APIEventsTests {
         }
 
         deinit {
-            // SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be blocked.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
             try? FileManager.default.removeItem(atPath: path)
         }
     }

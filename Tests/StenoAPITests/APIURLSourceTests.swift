@@ -14,8 +14,8 @@ struct APIURLSourceTests {
     /// writes the port the system gave it to a file: a port the test picked could be taken, and
     /// the test would then fetch from whatever holds it.
     final class FileServer: @unchecked Sendable {
-        // @unchecked: the process is only started and stopped; `port` is set once, in init.
-        let process = Process()
+        // @unchecked: `port` is set once, in init.
+        private var process: BackgroundProcess?
         private(set) var port = 0
 
         /// Starts the server and returns once it answers.
@@ -40,12 +40,8 @@ struct APIURLSourceTests {
                 os.rename(sys.argv[1] + '.new', sys.argv[1])
                 server.serve_forever()
                 """
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", script, portFile, directory]
             // Not the test's pipes: swift test waits for every holder of them to exit.
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try BackgroundProcess("/usr/bin/python3", ["-c", script, portFile, directory], environment: ProcessInfo.processInfo.environment)
             let written = try await polled(within: .seconds(60)) {
                 (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
             }
@@ -56,8 +52,7 @@ struct APIURLSourceTests {
             }, "the test file server up")
         }
 
-        // SIGKILL: a child inherits the test process's signal mask, in which SIGTERM may be blocked.
-        deinit { kill(process.processIdentifier, SIGKILL) }
+        deinit { process?.signal(SIGKILL) }
     }
 
     @Test("an allowed host's recording is fetched to the upload directory, and the workers read the file")

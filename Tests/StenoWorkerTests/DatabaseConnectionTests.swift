@@ -85,7 +85,7 @@ extension WorkerProcessTests {
         guard let host = cluster.split(separator: " ").first(where: { $0.hasPrefix("host=/") })?.dropFirst(5) else {
             throw TestEnvironmentError("the test cluster is not a scripts/pg-cluster socket directory: \(cluster)")
         }
-        let bouncer = try PgBouncer(clusterDirectory: String(host), poolSize: 3)
+        let bouncer = try await PgBouncer(clusterDirectory: String(host), poolSize: 3)
         defer { bouncer.stop() }
         let backend = try FaultServer(replies: [], then: .json(200, #"{"text":"Heard."}"#))
         defer { backend.stop() }
@@ -136,34 +136,19 @@ struct PgBouncer {
     let directory: String
     let connectionString: String
 
-    init(clusterDirectory: String, poolSize: Int) throws {
+    init(clusterDirectory: String, poolSize: Int) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("steno-pgbouncer-\(UUID().uuidString)").path
-        let process = Process()
-        process.executableURL = PackageRoot.scripts.appendingPathComponent("pgbouncer")
         // It listens only on a socket in its own directory, which the port merely names.
-        process.arguments = ["start", directory, "6432", clusterDirectory, "\(poolSize)"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0, let line = printed.split(separator: "\n").last else {
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw TestEnvironmentError("scripts/pgbouncer could not start (exit \(process.terminationStatus)): \(said)")
+        let started = try await ChildProcess.run(
+            PackageRoot.scripts.appendingPathComponent("pgbouncer").path, ["start", directory, "6432", clusterDirectory, "\(poolSize)"])
+        guard started.status == 0, let line = started.standardOutput.split(separator: "\n").last else {
+            throw TestEnvironmentError("scripts/pgbouncer could not start (exit \(started.status)): \(started.standardError)")
         }
         connectionString = line.replacingOccurrences(of: " dbname=postgres", with: "")
     }
 
     func stop() {
-        let process = Process()
-        process.executableURL = PackageRoot.scripts.appendingPathComponent("pgbouncer")
-        process.arguments = ["stop", directory]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        process.waitUntilExit()
+        _ = try? ChildProcess.runBlocking(PackageRoot.scripts.appendingPathComponent("pgbouncer").path, ["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

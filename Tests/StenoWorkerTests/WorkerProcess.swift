@@ -2,35 +2,29 @@ import Foundation
 import StenoTestSupport
 
 /// A `steno-worker` process, as operators run it, with its log in a temporary file.
-final class WorkerProcess: @unchecked Sendable {
-    // @unchecked: `process` is only started, signalled and polled, which Foundation allows from any thread.
+final class WorkerProcess: Sendable {
     let id: String
-    private let process = Process()
+    private let process: BackgroundProcess
     let logPath: String
 
     init(id: String, environment: [String: String]) throws {
         self.id = id
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("steno-worker-\(id)-\(UUID().uuidString).log").path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = PackageRoot.product("steno-worker")
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         merged["STENO_WORKER_ID"] = id
         if merged["STENO_API_KEY"] == nil { merged["STENO_API_KEY"] = RunningASRBackend.apiKey }
-        process.environment = merged
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        process = try BackgroundProcess(PackageRoot.product("steno-worker").path, environment: merged, log: logPath)
     }
 
     var isRunning: Bool { process.isRunning }
 
     /// The supervisor's process: `steno-worker` as started. Its worker runs in a child.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// Sends `signal` to the supervisor and to the worker process it runs, as `docker pause`
@@ -44,18 +38,18 @@ final class WorkerProcess: @unchecked Sendable {
                 kill(child, signal)
             }
         }
-        kill(pid, signal)
+        process.signal(signal)
     }
 
     /// Waits for the process to exit and returns its status, or nil after `timeout`.
     func waitForExit(timeout: Duration) async throws -> Int32? {
-        try await polled(within: timeout) { process.isRunning ? nil : process.terminationStatus }
+        try await process.waitForExit(timeout: timeout)
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         TestOutputArchive.keep(fileAt: logPath, named: "worker-\(id)")
         try? FileManager.default.removeItem(atPath: logPath)
     }

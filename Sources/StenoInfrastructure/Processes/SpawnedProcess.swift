@@ -18,7 +18,8 @@ public final class SpawnedProcess: Sendable {
     /// `waitpid` blocks: it runs on a thread of its own, never on the cooperative pool.
     private let waiter = BlockingThread(name: "steno-wait-child")
 
-    /// Where the child's standard streams go instead of the parent's.
+    /// Where the child's standard streams go instead of the parent's. An `error` path that is the
+    /// `output` path shares its file, as `2>&1` does.
     public struct Files: Sendable {
         public var input: String?
         public var output: String?
@@ -69,7 +70,14 @@ public final class SpawnedProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let input = files.input { posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0) }
         if let output = files.output { posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
-        if let error = files.error { posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        if let error = files.error {
+            // Opened twice, one file would have two offsets, and each stream would write over the other.
+            if error == files.output {
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            }
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
