@@ -45,6 +45,18 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Longest wait in seconds before a job suspected of killing its worker runs again, alone (STENO_WORKER_QUARANTINE_MAX_SECONDS, default 60).")
     var quarantineMaxSeconds: String?
 
+    @Option(help: "Seconds a job that failed transiently waits before it runs again, doubling with each attempt (STENO_WORKER_RETRY_DELAY_SECONDS, default 15).")
+    var retryDelaySeconds: String?
+
+    @Option(help: "Longest wait in seconds before a transiently failed job runs again (STENO_WORKER_RETRY_DELAY_MAX_SECONDS, default 3600).")
+    var retryDelayMaxSeconds: String?
+
+    @Option(help: "Seconds chunk jobs leave a backend that is down alone before one probes it, doubling after each failed probe (STENO_WORKER_OUTAGE_PROBE_SECONDS, default 5).")
+    var outageProbeSeconds: String?
+
+    @Option(help: "Longest wait in seconds between probes of a backend that is down (STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS, default 300).")
+    var outageProbeMaxSeconds: String?
+
     @Option(help: "Target chunk length in seconds (STENO_CHUNK_SECONDS).")
     var chunkSeconds: String?
 
@@ -220,6 +232,19 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         {
             settings.longestQuarantineWait = value
         }
+        let retry = try doubling(
+            first: given(retryDelaySeconds, "--retry-delay-seconds", "STENO_WORKER_RETRY_DELAY_SECONDS"), "STENO_WORKER_RETRY_DELAY_SECONDS",
+            in: 0.1...3600, else: settings.retryBackoff.base,
+            longest: given(retryDelayMaxSeconds, "--retry-delay-max-seconds", "STENO_WORKER_RETRY_DELAY_MAX_SECONDS"),
+            "STENO_WORKER_RETRY_DELAY_MAX_SECONDS", in: 0.1...86_400, else: settings.retryBackoff.cap)
+        settings.retryBackoff.base = retry.first
+        settings.retryBackoff.cap = retry.longest
+        let probe = try doubling(
+            first: given(outageProbeSeconds, "--outage-probe-seconds", "STENO_WORKER_OUTAGE_PROBE_SECONDS"), "STENO_WORKER_OUTAGE_PROBE_SECONDS",
+            in: 0.1...3600, else: settings.outageProbe.initial,
+            longest: given(outageProbeMaxSeconds, "--outage-probe-max-seconds", "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS"),
+            "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS", in: 0.1...86_400, else: settings.outageProbe.cap)
+        settings.outageProbe = OutageProbe(initial: probe.first, cap: probe.longest)
         if let value = try SettingValue.number(given(chunkSeconds, "--chunk-seconds", "STENO_CHUNK_SECONDS"), in: 1...3600, unit: "seconds") {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)
         }
@@ -299,6 +324,25 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     }
 
     /// The flag's text, else the variable's: flags override the STENO_WORKER_* variables.
+    /// A wait that starts at `first` and doubles up to `longest`, each given or its default: a
+    /// longest wait below the first is refused with both named, whichever of them was given.
+    private func doubling(
+        first: SettingText?, _ firstVariable: String, in firstRange: ClosedRange<Double>, else firstDefault: Duration,
+        longest: SettingText?, _ longestVariable: String, in longestRange: ClosedRange<Double>, else longestDefault: Duration
+    ) throws -> (first: Duration, longest: Duration) {
+        let start = try SettingValue.seconds(first, in: firstRange) ?? firstDefault
+        let end = try SettingValue.seconds(longest, in: longestRange) ?? longestDefault
+        guard end >= start else {
+            func named(_ setting: SettingText?, _ variable: String, _ value: Duration) -> String {
+                "\(setting?.name ?? variable) (\(SettingValue.seconds(format: value)) s\(setting == nil ? ", its default" : ""))"
+            }
+            throw ValidationError(
+                "\(named(longest, longestVariable, end)) is shorter than \(named(first, firstVariable, start)): "
+                    + "the longest wait cannot be shorter than the first; raise the one or lower the other")
+        }
+        return (start, end)
+    }
+
     private func setting(_ flag: String?, _ flagName: String, _ variable: String, _ environment: [String: String]) -> SettingText? {
         SettingText.from(flag: flag, flagName, variable: variable, in: environment)
     }

@@ -214,11 +214,17 @@ struct ChaosTests {
                 // The backend answers one short line per chunk, whatever its speech: asking again
                 // for the rest would be more answers per chunk than this run counts as paid once.
                 "STENO_RECOVER_SPEECH": "off",
-                // The jobs the kills make suspects wait their quarantine in real time, up to 60 s
-                // each by default: 2 s keeps the quarantine and what runs alone, not the wait.
-                // (It is not what makes some kill storms take 130-170 s instead of 45-60 s:
-                // docs/development.md, "The suite's wall time".)
+                // The waits the faults and kills bring are real time, and by default long: a
+                // suspect's quarantine (up to 60 s), a failed job's retry (15 s, doubling) and
+                // the probes of a backend found down (5 s, doubling: the run's ten faults in a
+                // row can fail four probes, 75 s of waiting). Those last two made some runs take
+                // 130-170 s instead of 45-60 s (docs/development.md, "The suite's wall time").
+                // Short waits keep every state the faults lead to, not the wait.
                 "STENO_WORKER_QUARANTINE_MAX_SECONDS": "2",
+                "STENO_WORKER_RETRY_DELAY_SECONDS": "0.5",
+                "STENO_WORKER_RETRY_DELAY_MAX_SECONDS": "2",
+                "STENO_WORKER_OUTAGE_PROBE_SECONDS": "0.5",
+                "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS": "2",
                 // A crash ends at once, without the runtime's backtrace (seconds of symbolication).
                 "SWIFT_BACKTRACE": "enable=no",
             ]

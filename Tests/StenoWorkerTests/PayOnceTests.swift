@@ -105,8 +105,11 @@ struct PayOnceTests {
             ).single().decode("id")
             let clock = ManualClock(date: Date())
             let store = WorkStore(client: client, time: .given(by: clock))
+            // A worker with no row, as before migration 0022: its mark names no process, and
+            // only its window ends it (WorkerLivenessRescueTests: a holder's death ends it).
+            let holder = JobLease(jobID: 1, owner: "unregistered-holder", attempt: 1)
             #expect(try await store.markRunning(chunkID: chunk) == .started)
-            try await store.holdAnswer(chunkID: chunk, for: .seconds(60))
+            try await store.holdAnswer(chunkID: chunk, for: .seconds(60), by: holder)
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
             // The holder stores its answer: the chunk is done, the mark gone.
             try await client.query(
@@ -114,7 +117,7 @@ struct PayOnceTests {
             #expect(try await store.markRunning(chunkID: chunk) == .notRunnable)
             // A holder that died: its mark runs out and the next attempt starts.
             try await client.query("UPDATE chunks SET state = 'running' WHERE id = \(chunk)")
-            try await store.holdAnswer(chunkID: chunk, for: .milliseconds(200))
+            try await store.holdAnswer(chunkID: chunk, for: .milliseconds(200), by: holder)
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)
             clock.advance(by: .milliseconds(199))
             #expect(try await store.markRunning(chunkID: chunk) == .answerHeldElsewhere)

@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 import StenoPostgres
 import StenoTestSupport
 import Testing
@@ -12,6 +13,8 @@ struct WorkerSettingsProcessTests {
         ("STENO_WORKER_LEASE_SECONDS", "nan"), ("STENO_WORKER_GRACE_SECONDS", "99999999999"), ("STENO_WORKER_HTTP_PORT", "70000"),
         ("STENO_CHUNK_SECONDS", "-5"), ("STENO_DATABASE_WAIT_SECONDS", "forever"), ("STENO_WORKER_EXTRACTION_SLOTS", "0"),
         ("STENO_RECOVER_SPEECH", "maybe"), ("STENO_SPEECH_DETECTION", "1"), ("STENO_WORKER_QUARANTINE_MAX_SECONDS", "0.5"),
+        ("STENO_WORKER_RETRY_DELAY_SECONDS", "0"), ("STENO_WORKER_RETRY_DELAY_MAX_SECONDS", "10"),
+        ("STENO_WORKER_OUTAGE_PROBE_SECONDS", "nan"), ("STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS", "2"),
     ])
     func badNumbers(variable: String, value: String) async throws {
         var environment = [
@@ -26,6 +29,40 @@ struct WorkerSettingsProcessTests {
         #expect(status == 1, "\(worker.log)")
         #expect(worker.log.contains(variable), "\(worker.log)")
         #expect(!worker.log.contains("Fatal error") && !worker.log.contains("Stack dump"), "\(worker.log)")
+    }
+
+    /// The waits are far longer than the test, which reads them where the worker wrote them
+    /// and waits for neither.
+    @Test("a job that failed transiently waits the retry delay given, and a backend found down the probe wait given")
+    func retryAndProbeWaits() async throws {
+        for (backend, variable, seconds) in [
+            (try FaultServer(replies: [], then: .openAIError(503, message: "overloaded", type: "server_error")), "STENO_WORKER_RETRY_DELAY_SECONDS", 600.0),
+            (try FaultServer(replies: [], then: .reset), "STENO_WORKER_OUTAGE_PROBE_SECONDS", 250.0),
+        ] {
+            defer { backend.stop() }
+            try await TestDatabase.with { database in
+                let client = database.client()
+                let db = WorkerTestDatabase(client: client)
+                let media = try await db.enqueue(FixtureBook.file("book.m4b").path)
+                let worker = try WorkerProcess(
+                    id: "waits-\(Int(seconds))", environment: [
+                        "STENO_DATABASE_URL": database.configuration.connectionString, "STENO_BACKEND_URL": backend.baseURL,
+                        "STENO_MAX_RETRIES": "0", "STENO_WORKER_HTTP_PORT": "0", variable: "\(Int(seconds))",
+                    ])
+                defer { worker.signal(SIGKILL) }
+                let statement = variable == "STENO_WORKER_RETRY_DELAY_SECONDS"
+                    // 10 % jitter either way.
+                    ? "SELECT extract(epoch FROM run_at - now())::float8 AS wait FROM jobs WHERE media_id = \(media) AND state = 'queued' AND run_at > now() + interval '60 seconds' LIMIT 1"
+                    : "SELECT probe_seconds AS wait FROM backend_outages"
+                let wait = try await polled(within: .seconds(120)) { () -> Double? in
+                    guard worker.isRunning else { return .nan }
+                    return try? await db.client.query(PostgresQuery(sql: statement, parameters: [])).first?.decode("wait", as: Double.self)
+                }
+                let found = try #require(wait.flatMap { $0.isNaN ? nil : $0 }, "\(variable)=\(Int(seconds)): no wait written: \(worker.log)")
+                #expect(found >= 0.85 * seconds && found <= 1.1 * seconds, "\(variable)=\(Int(seconds)): the worker waits \(found) s")
+                await client.shutdown()
+            }
+        }
     }
 
     @Test("STENO_WORKER_HTTP_HOST sets the address of /healthz, /readyz and /metrics")

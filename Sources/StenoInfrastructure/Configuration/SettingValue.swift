@@ -66,6 +66,11 @@ public enum SettingValue {
         return try seconds(setting.text, name: setting.name, in: range)
     }
 
+    /// A duration in seconds as an operator would write it: 300, not 300.0; 0.5.
+    public static func seconds(format duration: Duration) -> String {
+        format(duration.seconds)
+    }
+
     /// A bound as an operator would write it: 3600, not 3600.0.
     static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)

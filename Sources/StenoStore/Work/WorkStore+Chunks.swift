@@ -122,36 +122,54 @@ extension WorkStore {
 
     /// Marks the chunk `running` for this attempt, unless it is finished or another attempt holds
     /// its answer. The chapter row is locked first, as every chunk write does.
-    public func markRunning(chunkID: Int64) async throws -> ChunkStart {
+    public func markRunning(chunkID: Int64, policy: RescuePolicy = RescuePolicy()) async throws -> ChunkStart {
         // One "now" for the whole call: its statements agree on the time.
         let now = time.now
+        let held = Self.answerHeld(policy: policy, now: now)
         return try await client.withTransaction { connection in
             try await connection.query(
                 "SELECT c.id FROM chapters c JOIN chunks k ON k.chapter_id = c.id WHERE k.id = \(chunkID) FOR UPDATE OF c")
             let started = try await connection.query(
                 """
-                UPDATE chunks SET state = \(literal: ChunkState.running), updated_at = now()
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND (answer_held_until IS NULL OR answer_held_until <= \(now))
+                UPDATE chunks SET state = \(literal: ChunkState.running), answer_held_until = NULL, answer_held_key = NULL, updated_at = now()
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND NOT \(held)
                 RETURNING id
                 """)
             if !started.isEmpty { return .started }
-            let held = try await connection.query(
+            let holding = try await connection.query(
                 """
                 SELECT 1 FROM chunks
-                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND answer_held_until > \(now)
+                WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running])) AND \(held)
                 """)
-            return held.isEmpty ? .notRunnable : .answerHeldElsewhere
+            return holding.isEmpty ? .notRunnable : .answerHeldElsewhere
         }
+    }
+
+    /// Whether the row of `chunks` has an answer still held: its mark has not run out, and the
+    /// process that made it lives (its worker's liveness lock is held, under the key it made the
+    /// mark with) or cannot be told dead yet (`lockLossProves`: just after a database restart a
+    /// live worker may not have its lock again). A worker that registered again since (a
+    /// supervisor's new child) has a new key: the answer died with the old process. A mark
+    /// that names no holder (made before migration 0022) holds until it runs out.
+    static func answerHeld(policy: RescuePolicy, now: PostgresQuery) -> PostgresQuery {
+        """
+        (answer_held_until IS NOT NULL AND answer_held_until > \(now)
+         AND (answer_held_key IS NULL
+              OR EXISTS (SELECT 1 FROM workers w WHERE w.liveness_key = chunks.answer_held_key
+                         AND (\(JobStore.aliveOwner) OR NOT \(JobStore.lockLossProves(policy, now: now))))))
+        """
     }
 
     /// Marks that an attempt has the chunk's answer and is about to write it, for `window`
     /// (the write's retry window), so that another attempt of the job waits for that write
-    /// instead of uploading again. One statement on the chunk's row alone: it does not wait on
-    /// the chapter's lock as the write itself may.
-    public func holdAnswer(chunkID: Int64, for window: Duration) async throws {
+    /// instead of uploading again; the mark names the process of the lease's worker (its
+    /// liveness key), whose death ends it. One statement on the chunk's row alone: it does not
+    /// wait on the chapter's lock as the write itself may.
+    public func holdAnswer(chunkID: Int64, for window: Duration, by lease: JobLease) async throws {
         try await client.query(
             """
-            UPDATE chunks SET answer_held_until = \(time.now) + make_interval(secs => \(window.seconds)::float8)
+            UPDATE chunks SET answer_held_until = \(time.now) + make_interval(secs => \(window.seconds)::float8),
+                              answer_held_key = (SELECT liveness_key FROM workers WHERE id = \(lease.owner))
             WHERE id = \(chunkID) AND state IN (\(literals: [ChunkState.queued, .failed, .running]))
             """)
     }
@@ -183,7 +201,7 @@ extension WorkStore {
                     usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
                     voices = decode(\(stored.voices.map { Data(VoicePiece.encode($0)).base64EncodedString() }), 'base64'),
                     state = \(literal: ChunkState.succeeded), error_class = NULL, error_message = NULL,
-                    answer_held_until = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
+                    answer_held_until = NULL, answer_held_key = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)
                 """)
             if chunk.languageFromAnswers, chunk.detectedLanguage == nil, stored.language != nil {

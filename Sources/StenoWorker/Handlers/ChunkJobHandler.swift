@@ -30,6 +30,9 @@ public struct ChunkJobHandler: JobHandler {
     let metrics: WorkerMetrics
     let sourceTimeout: Duration
     let answerWriteWindow: Duration
+    /// When a missing liveness lock proves a worker dead: an answer held by a dead process is no
+    /// longer waited for.
+    let rescue: RescuePolicy
     let availability: BackendAvailability
     /// Requests in flight towards the backend, narrowed when they time out (AIMD).
     let requests: AdaptiveLimiter
@@ -45,8 +48,9 @@ public struct ChunkJobHandler: JobHandler {
         coverage: SpeechCoverage? = nil, speedup: Double = 1, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
-        speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil
+        rescue: RescuePolicy = RescuePolicy(), speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil
     ) {
+        self.rescue = rescue
         self.speakers = speakers
         self.aligner = aligner
         self.availability = availability
@@ -113,13 +117,13 @@ public struct ChunkJobHandler: JobHandler {
         }
         var said = false
         while true {
-            switch try await store.markRunning(chunkID: chunkID) {
+            switch try await store.markRunning(chunkID: chunkID, policy: rescue) {
             case .started:
                 return .ready(chunk)
             case .answerHeldElsewhere:
                 // An earlier attempt, which lost its lease, has the answer and is writing it:
-                // uploading now would pay for the same audio twice. Its write clears the mark,
-                // or the mark runs out if that worker died.
+                // uploading now would pay for the same audio twice. Its write clears the mark;
+                // its process's death ends it (`WorkStore.answerHeld`), or it runs out.
                 if !said {
                     context.logger.info("another attempt holds this chunk's answer; waiting for it to be stored")
                     said = true
@@ -222,7 +226,7 @@ public struct ChunkJobHandler: JobHandler {
         // Marked before the write, which may wait on the chapter's lock or on the database: if
         // this attempt loses its lease meanwhile, the job's next attempt waits for this answer.
         do {
-            try await store.holdAnswer(chunkID: chunk.id, for: answerWriteWindow)
+            try await store.holdAnswer(chunkID: chunk.id, for: answerWriteWindow, by: context.lease)
         } catch {
             context.logger.warning("could not mark the chunk's answer as held; storing it anyway", metadata: ["error": "\(error)"])
         }

@@ -59,7 +59,7 @@ public final class WorkerRuntime: Service, Sendable {
             },
             speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
             availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
-            answerWriteWindow: configuration.answerWriteWindow, speakers: speakers, aligner: aligner)
+            answerWriteWindow: configuration.answerWriteWindow, rescue: configuration.rescue, speakers: speakers, aligner: aligner)
         let handlers: [JobKind: any JobHandler] = [
             .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
             .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
