@@ -85,7 +85,9 @@ struct WorkerIdleTests {
                 // Each loop once polled on a timer of its own (claims and notices every second in
                 // these tests, rescues every 2 s: 2.9 statements a second, against the heartbeat's
                 // 0.4); a stale wake-up once made it thousands.
-                try await RunningWorker.with(database: database, backendURL: asr.baseURL) { worker in
+                // The shortest lease, a beat every 0.5 s: what is counted is statements per
+                // beat, whatever the beat's length, and the windows below last 5 beats.
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.lease = .seconds(2) }) { worker in
                     // Present, then a beat for its first claims and its first look for notices,
                     // which the beat sets.
                     let id = worker.runtime.configuration.workerID

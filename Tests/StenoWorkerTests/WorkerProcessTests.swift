@@ -5,8 +5,9 @@ import StenoTestSupport
 import Testing
 
 /// Two `steno-worker` processes on the fixture book through steno-asr; one is killed with
-/// `kill -9` half-way, the other finishes the book and exits 0 on SIGTERM.
-@Suite("steno-worker processes", .serialized, .timeLimit(.minutes(5)))
+/// `kill -9` half-way, the other finishes the book and exits 0 on SIGTERM. The tests run at once:
+/// each has a database (or a cluster) and processes of its own.
+@Suite("steno-worker processes", .timeLimit(.minutes(5)))
 struct WorkerProcessTests {
     @Test("a worker killed with kill -9 half-way loses no work: its jobs are taken back within a heartbeat at the default 10 s lease, the other finishes the book once, then stops on SIGTERM")
     func killNineHalfWay() async throws {
