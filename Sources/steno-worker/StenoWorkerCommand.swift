@@ -233,17 +233,17 @@ struct StenoWorkerCommand: AsyncParsableCommand {
             settings.longestQuarantineWait = value
         }
         let retry = try doubling(
-            first: given(retryDelaySeconds, "--retry-delay-seconds", "STENO_WORKER_RETRY_DELAY_SECONDS"), "STENO_WORKER_RETRY_DELAY_SECONDS",
-            in: 0.1...3600, else: settings.retryBackoff.base,
-            longest: given(retryDelayMaxSeconds, "--retry-delay-max-seconds", "STENO_WORKER_RETRY_DELAY_MAX_SECONDS"),
-            "STENO_WORKER_RETRY_DELAY_MAX_SECONDS", in: 0.1...86_400, else: settings.retryBackoff.cap)
+            first: (retryDelaySeconds, "--retry-delay-seconds", "STENO_WORKER_RETRY_DELAY_SECONDS"), in: 0.1...3600,
+            else: settings.retryBackoff.base,
+            longest: (retryDelayMaxSeconds, "--retry-delay-max-seconds", "STENO_WORKER_RETRY_DELAY_MAX_SECONDS"), in: 0.1...86_400,
+            else: settings.retryBackoff.cap, environment)
         settings.retryBackoff.base = retry.first
         settings.retryBackoff.cap = retry.longest
         let probe = try doubling(
-            first: given(outageProbeSeconds, "--outage-probe-seconds", "STENO_WORKER_OUTAGE_PROBE_SECONDS"), "STENO_WORKER_OUTAGE_PROBE_SECONDS",
-            in: 0.1...3600, else: settings.outageProbe.initial,
-            longest: given(outageProbeMaxSeconds, "--outage-probe-max-seconds", "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS"),
-            "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS", in: 0.1...86_400, else: settings.outageProbe.cap)
+            first: (outageProbeSeconds, "--outage-probe-seconds", "STENO_WORKER_OUTAGE_PROBE_SECONDS"), in: 0.1...3600,
+            else: settings.outageProbe.initial,
+            longest: (outageProbeMaxSeconds, "--outage-probe-max-seconds", "STENO_WORKER_OUTAGE_PROBE_MAX_SECONDS"), in: 0.1...86_400,
+            else: settings.outageProbe.cap, environment)
         settings.outageProbe = OutageProbe(initial: probe.first, cap: probe.longest)
         if let value = try SettingValue.number(given(chunkSeconds, "--chunk-seconds", "STENO_CHUNK_SECONDS"), in: 1...3600, unit: "seconds") {
             settings.planner.targetDuration = MediaTime(value: Int64(value * 1000), timeBase: 1, 1000)
@@ -327,17 +327,20 @@ struct StenoWorkerCommand: AsyncParsableCommand {
     /// A wait that starts at `first` and doubles up to `longest`, each given or its default: a
     /// longest wait below the first is refused with both named, whichever of them was given.
     private func doubling(
-        first: SettingText?, _ firstVariable: String, in firstRange: ClosedRange<Double>, else firstDefault: Duration,
-        longest: SettingText?, _ longestVariable: String, in longestRange: ClosedRange<Double>, else longestDefault: Duration
+        first: (flag: String?, flagName: String, variable: String), in firstRange: ClosedRange<Double>, else firstDefault: Duration,
+        longest: (flag: String?, flagName: String, variable: String), in longestRange: ClosedRange<Double>, else longestDefault: Duration,
+        _ environment: [String: String]
     ) throws -> (first: Duration, longest: Duration) {
-        let start = try SettingValue.seconds(first, in: firstRange) ?? firstDefault
-        let end = try SettingValue.seconds(longest, in: longestRange) ?? longestDefault
+        let firstGiven = setting(first.flag, first.flagName, first.variable, environment)
+        let longestGiven = setting(longest.flag, longest.flagName, longest.variable, environment)
+        let start = try SettingValue.seconds(firstGiven, in: firstRange) ?? firstDefault
+        let end = try SettingValue.seconds(longestGiven, in: longestRange) ?? longestDefault
         guard end >= start else {
-            func named(_ setting: SettingText?, _ variable: String, _ value: Duration) -> String {
-                "\(setting?.name ?? variable) (\(SettingValue.seconds(format: value)) s\(setting == nil ? ", its default" : ""))"
+            func named(_ given: SettingText?, _ variable: String, _ value: Duration) -> String {
+                "\(given?.name ?? variable) (\(SettingValue.seconds(format: value)) s\(given == nil ? ", its default" : ""))"
             }
             throw ValidationError(
-                "\(named(longest, longestVariable, end)) is shorter than \(named(first, firstVariable, start)): "
+                "\(named(longestGiven, longest.variable, end)) is shorter than \(named(firstGiven, first.variable, start)): "
                     + "the longest wait cannot be shorter than the first; raise the one or lower the other")
         }
         return (start, end)

@@ -43,8 +43,7 @@ public final class BackgroundProcess: Sendable {
 
     /// The exit status, or 128 plus the signal that ended it, as a shell gives it; nil while it runs.
     public var exitStatus: Int32? {
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        ending.status.withLock { $0 }.map { ($0 & 0x7f) == 0 ? ($0 >> 8) & 0xff : 128 + ($0 & 0x7f) }
+        ending.status.withLock { $0 }.map(ChildProcess.shellStatus)
     }
 
     /// Sends `signal`; nothing once the child is seen to have ended, when its pid may be another's.

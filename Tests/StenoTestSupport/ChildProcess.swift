@@ -31,6 +31,12 @@ public struct ChildProcess: Sendable {
         }
     }
 
+    /// A `waitpid` status word as a shell gives it: the exit status, or 128 plus the signal that
+    /// ended the process (WIFEXITED / WEXITSTATUS, which Swift does not import).
+    public static func shellStatus(_ waitStatus: Int32) -> Int32 {
+        (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
+    }
+
     public static func runBlocking(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration = .seconds(300)
     ) throws -> ChildProcess {
@@ -66,8 +72,7 @@ public struct ChildProcess: Sendable {
             }
             usleep(5_000)
         }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        let exitStatus: Int32 = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
+        let exitStatus = shellStatus(waitStatus)
         let output = FileManager.default.contents(atPath: outputPath) ?? Data()
         let errors = FileManager.default.contents(atPath: errorPath) ?? Data()
         TestOutputArchive.keep(
