@@ -22,7 +22,11 @@ import Testing
 /// minutes of flite in 3 chapters, bit-exact on every run, cut every 20 s. The clean book's cuts
 /// fall in clear pauses; the noisy one (pink noise loud enough that no pause stays clear) has
 /// few, so most of its cuts overlap and the merge must align the two sides' text.
-@Suite("Fidelity against a real Whisper model", .serialized)
+///
+/// The tests run at once: each has a harness of its own (cluster, servers and workers, ports
+/// chosen by the system), and one harness alone left about a third of the two cores idle, its
+/// worker and `steno wait` between answers (the phase took 163 s in a row, 125 s at once).
+@Suite("Fidelity against a real Whisper model")
 struct WhisperFidelityTests {
     struct Run {
         var name: String

@@ -49,11 +49,16 @@ final class MemoryOutput {
             attemptedSize = max(attemptedSize, end)
             return steno_averror(EFBIG)
         }
-        if end > bytes.count {
-            bytes.append(contentsOf: repeatElement(0, count: end - bytes.count))
-        }
-        bytes.withUnsafeMutableBufferPointer { target in
-            (target.baseAddress! + position).update(from: data, count: size)
+        if position == bytes.count {
+            // A muxer writes forward almost always: one copy, straight from FFmpeg's buffer.
+            bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size))
+        } else {
+            if end > bytes.count {
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: end - bytes.count))
+            }
+            bytes.withUnsafeMutableBufferPointer { target in
+                (target.baseAddress! + position).update(from: data, count: size)
+            }
         }
         position = end
         return Int32(size)

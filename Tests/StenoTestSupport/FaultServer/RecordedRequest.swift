@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A request the server read in full, with its multipart/form-data parts decoded.
 public struct RecordedRequest: Sendable {
@@ -73,26 +74,31 @@ public struct RecordedRequest: Sendable {
     private static func split(_ bytes: [UInt8], by delimiter: [UInt8]) -> [ArraySlice<UInt8>] {
         var sections: [ArraySlice<UInt8>] = []
         var start = 0
-        var index = 0
-        while index + delimiter.count <= bytes.count {
-            if bytes[index..<(index + delimiter.count)].elementsEqual(delimiter) {
-                sections.append(bytes[start..<index])
-                index += delimiter.count
-                start = index
-            } else {
-                index += 1
-            }
+        while let found = firstIndex(of: delimiter, in: bytes, from: start) {
+            sections.append(bytes[start..<found])
+            start = found + delimiter.count
         }
         sections.append(bytes[start...])
         return sections
     }
 
-    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= pattern.count else { return nil }
-        for index in 0...(bytes.count - pattern.count)
-        where bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
-            return index
+    /// By `memchr` and `memcmp`: the bodies are whole uploads, and a byte-by-byte search in a
+    /// debug build cost the worker tests more CPU than the requests they record.
+    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8], from start: Int = 0) -> Int? {
+        guard !pattern.isEmpty, start >= 0, bytes.count - start >= pattern.count else { return nil }
+        return bytes.withUnsafeBytes { haystack in
+            pattern.withUnsafeBytes { needle in
+                let base = haystack.baseAddress!
+                let last = haystack.count - needle.count
+                var offset = start
+                while offset <= last {
+                    guard let hit = memchr(base + offset, Int32(pattern[0]), last - offset + 1) else { return nil }
+                    let index = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(hit, needle.baseAddress!, needle.count) == 0 { return index }
+                    offset = index + 1
+                }
+                return nil
+            }
         }
-        return nil
     }
 }
