@@ -1,5 +1,5 @@
 import Foundation
-public import StenoCore
+import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 
