@@ -82,8 +82,9 @@ public struct RecordedRequest: Sendable {
         return sections
     }
 
-    /// By `memchr` and `memcmp`: the bodies are whole uploads, and a byte-by-byte search in a
-    /// debug build cost the worker tests more CPU than the requests they record.
+    /// By `memchr` and `memcmp`: the bodies are whole uploads, and comparing slices byte by byte
+    /// went through unspecialised generics in the debug build, a share of the worker phase's
+    /// CPU that `perf` showed (docs/development.md, "The suite's wall time").
     private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8], from start: Int = 0) -> Int? {
         guard !pattern.isEmpty, start >= 0, bytes.count - start >= pattern.count else { return nil }
         return bytes.withUnsafeBytes { haystack in
