@@ -3,7 +3,7 @@
 // the speaker encoder, 3-4 s of every worker's start in a debug build).
 
 extension SpeakerEncoderModel: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { "SpeakerEncoderModel(GE2E, \(layers.count) LSTM layers of \(Self.hidden))" }
+    public var description: String { "SpeakerEncoderModel(CAM++, \(Self.embeddingSize) values)" }
     public var debugDescription: String { description }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 public struct VoicePiece: Sendable, Equatable {
     public var start: Double
     public var end: Double
-    /// The speaker encoder's L2-normalised embedding (256 values, each in 0...1).
+    /// The speaker encoder's L2-normalised embedding (`dimensions` values).
     public var embedding: [Float]
 
     public init(start: Double, end: Double, embedding: [Float]) {
@@ -73,41 +73,61 @@ extension VoicePiece {
         earlierEnd > laterStart ? (earlierEnd + laterStart) / 2 : earlierEnd
     }
 
-    /// Bytes per stored piece: start and end (float64), the embedding's scale (float32) and
-    /// its 256 values quantised to a byte each.
-    public static let storedSize = 8 + 8 + 4 + 256
+    /// The embedding's length: CAM++'s 192 values.
+    public static let dimensions = 192
 
-    /// The pieces as `chunks.voices` stores them: 276 bytes each, little-endian. Embeddings are
-    /// quantised to 8 bits of their own maximum (cosine similarities move by under 1e-3).
+    /// The first byte of what `encode` writes: the format of the pieces after it. Pieces of the
+    /// earlier GE2E encoder (256 values, no header) are another model's and are not read.
+    static let format: UInt8 = 2
+
+    /// Bytes per stored piece: start and end (float64), the embedding's scale (float32) and
+    /// its 192 values quantised to a signed byte each.
+    public static let storedSize = 8 + 8 + 4 + dimensions
+
+    /// The pieces as `chunks.voices` stores them: a format byte, then 212 bytes a piece,
+    /// little-endian. Embeddings are quantised to 8 bits of their own largest magnitude (cosine
+    /// similarities move by under 1e-3).
     public static func encode(_ pieces: [VoicePiece]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(pieces.count * storedSize)
+        var bytes: [UInt8] = [format]
+        bytes.reserveCapacity(1 + pieces.count * storedSize)
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        for piece in pieces where piece.embedding.count == 256 {
+        for piece in pieces where piece.embedding.count == dimensions {
             append(piece.start.bitPattern)
             append(piece.end.bitPattern)
-            let scale = piece.embedding.max() ?? 0
+            let scale = piece.embedding.map(abs).max() ?? 0
             append(scale.bitPattern)
             for value in piece.embedding {
-                bytes.append(scale > 0 ? UInt8((min(max(value, 0), scale) / scale * 255).rounded()) : 0)
+                let level = scale > 0 ? (min(max(value, -scale), scale) / scale * 127).rounded() : 0
+                bytes.append(UInt8(bitPattern: Int8(level)))
             }
         }
         return bytes
     }
 
-    /// Reads what `encode` wrote; nil when the bytes are not a whole number of pieces.
-    public static func decode(_ bytes: [UInt8]) -> [VoicePiece]? {
-        guard bytes.count.isMultiple(of: storedSize) else { return nil }
-        return bytes.withUnsafeBytes { raw in
-            stride(from: 0, to: bytes.count, by: storedSize).map { offset in
+    /// What stored bytes hold: this release's pieces, or pieces of another encoder.
+    public enum Stored: Sendable, Equatable {
+        case pieces([VoicePiece])
+        /// Measured by an earlier release's encoder (GE2E): not comparable with this one's.
+        case otherEncoder
+    }
+
+    /// Reads what `encode` wrote; nil when the bytes are not a whole number of pieces of any
+    /// format Steno wrote.
+    public static func decode(_ bytes: [UInt8]) -> Stored? {
+        if bytes.isEmpty { return .pieces([]) }
+        // GE2E's pieces were 276 bytes each with no header; 1 + 212·n is never a multiple of 276.
+        if bytes.count.isMultiple(of: 276) { return .otherEncoder }
+        guard bytes.first == format, (bytes.count - 1).isMultiple(of: storedSize) else { return nil }
+        return .pieces(bytes.withUnsafeBytes { raw in
+            stride(from: 1, to: bytes.count, by: storedSize).map { offset in
                 let start = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
                 let end = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
                 let scale = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self)))
-                let embedding = (0..<256).map { Float(raw[offset + 20 + $0]) / 255 * scale }
+                let embedding = (0..<dimensions).map { Float(Int8(bitPattern: raw[offset + 20 + $0])) / 127 * scale }
                 return VoicePiece(start: start, end: end, embedding: embedding)
             }
-        }
+        })
     }
 }

@@ -41,7 +41,12 @@ extension WorkStore {
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = VoicePiece.decode([UInt8](data)) else {
                 throw StoreError(.malformedRow, "a chunk's stored voice pieces have an unexpected shape; is every process running the same Steno version?")
             }
-            measured.append((chunk.start..<chunk.end, decoded))
+            switch decoded {
+            case .pieces(let pieces): measured.append((chunk.start..<chunk.end, pieces))
+            // Measured before the upgrade by the earlier encoder, whose voices this one cannot
+            // compare: as a chunk measured by no worker (docs/speakers.md, "Upgrading").
+            case .otherEncoder: measured.append((chunk.start..<chunk.end, []))
+            }
         }
         let pieces = VoicePiece.owned(byChunks: measured)
         return ChapterVoices(

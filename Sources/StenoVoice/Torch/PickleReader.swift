@@ -33,7 +33,7 @@ struct PickleReader {
             case 0x89: stack.append(.bool(false))
             case 0x4A: stack.append(.int(Int(Int32(bitPattern: UInt32(try littleEndian(4))))))  // BININT
             case 0x4B: stack.append(.int(Int(try byte())))  // BININT1
-            case 0x4D: stack.append(.int(Int(try littleEndian(2))))  // BININT2
+            case 0x4D: stack.append(.int(try length(2)))  // BININT2
             case 0x8A:  // LONG1
                 // Wider than 64 bits (a torch file's magic number): kept as its bytes.
                 let count = Int(try byte())
@@ -42,13 +42,13 @@ struct PickleReader {
                 var bits: UInt64 = 0
                 for _ in 0..<8 { bits = bits << 8 | UInt64(try byte()) }
                 stack.append(.float(Double(bitPattern: bits)))
-            case 0x58: stack.append(.string(try text(Int(try littleEndian(4)))))  // BINUNICODE
+            case 0x58: stack.append(.string(try text(try length(4))))  // BINUNICODE
             case 0x8C: stack.append(.string(try text(Int(try byte()))))  // SHORT_BINUNICODE
-            case 0x8D: stack.append(.string(try text(Int(try littleEndian(8)))))  // BINUNICODE8
+            case 0x8D: stack.append(.string(try text(try length(8))))  // BINUNICODE8
             case 0x55: stack.append(.string(try text(Int(try byte()))))  // SHORT_BINSTRING
-            case 0x54: stack.append(.string(try text(Int(try littleEndian(4)))))  // BINSTRING
+            case 0x54: stack.append(.string(try text(try length(4))))  // BINSTRING
             case 0x43: stack.append(.bytes(try take(Int(try byte()))))  // SHORT_BINBYTES
-            case 0x42: stack.append(.bytes(try take(Int(try littleEndian(4)))))  // BINBYTES
+            case 0x42: stack.append(.bytes(try take(try length(4))))  // BINBYTES
             case 0x29: stack.append(.tuple([]))  // EMPTY_TUPLE
             case 0x85: stack.append(.tuple(try popMany(1)))  // TUPLE1
             case 0x86: stack.append(.tuple(try popMany(2)))  // TUPLE2
@@ -78,10 +78,10 @@ struct PickleReader {
                 let items = try pairs(try popToMark())
                 try dict(at: stack.count - 1).entries.append(contentsOf: items)
             case 0x71: memo[Int(try byte())] = try top()  // BINPUT
-            case 0x72: memo[Int(try littleEndian(4))] = try top()  // LONG_BINPUT
+            case 0x72: memo[try length(4)] = try top()  // LONG_BINPUT
             case 0x94: memo[memo.count] = try top()  // MEMOIZE
             case 0x68: stack.append(try memoized(Int(try byte())))  // BINGET
-            case 0x6A: stack.append(try memoized(Int(try littleEndian(4))))  // LONG_BINGET
+            case 0x6A: stack.append(try memoized(try length(4)))  // LONG_BINGET
             case 0x63:  // GLOBAL
                 let module = try line()
                 stack.append(.global(module: module, name: try line()))
@@ -133,7 +133,7 @@ struct PickleReader {
     }
 
     private mutating func take(_ count: Int) throws(VoiceModelError) -> [UInt8] {
-        guard count >= 0, position + count <= bytes.count else { throw malformed("the file ends inside a pickle") }
+        guard count >= 0, count <= bytes.count - position else { throw malformed("the file ends inside a pickle") }
         defer { position += count }
         return Array(bytes[position..<position + count])
     }
@@ -141,6 +141,12 @@ struct PickleReader {
     mutating func littleEndian(_ count: Int) throws(VoiceModelError) -> UInt64 {
         var value: UInt64 = 0
         for (shift, byte) in try take(count).enumerated() { value |= UInt64(byte) << (8 * shift) }
+        return value
+    }
+
+    /// An unsigned length or index of `size` bytes; one too large for `Int` is a malformed file.
+    private mutating func length(_ size: Int) throws(VoiceModelError) -> Int {
+        guard let value = Int(exactly: try littleEndian(size)) else { throw malformed("a length of more than \(Int.max) in a pickle") }
         return value
     }
 
