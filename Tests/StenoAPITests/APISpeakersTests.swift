@@ -11,13 +11,14 @@ import Testing
 struct APISpeakersTests {
     /// A media of two speakers as a merge leaves it: speaker rows, each chapter's share of each voice.
     static func insertSpeakers(_ client: PostgresClient, mediaID: Int64, chapterID: Int64) async throws {
-        for (number, direction) in [(1, 0), (2, 128)] {
-            let embedding = (0..<256).map { $0 / 128 == direction / 128 ? 1.0 : 0.05 }
+        let half = VoiceEmbedding.dimensions / 2
+        for (number, direction) in [(1, 0), (2, half)] {
+            let embedding = (0..<VoiceEmbedding.dimensions).map { $0 / half == direction / half ? 1.0 : 0.05 }
             try await client.query("INSERT INTO speakers (media_id, number) VALUES (\(mediaID), \(number))")
             try await client.query(
                 """
-                INSERT INTO chapter_voices (chapter_id, media_id, speaker, embedding, pieces, talk_seconds)
-                VALUES (\(chapterID), \(mediaID), \(number), \(embedding)::float8[]::real[], 10, \(Double(number) * 12.5))
+                INSERT INTO chapter_voices (chapter_id, media_id, grp, speaker, embedding, pieces, talk_seconds)
+                VALUES (\(chapterID), \(mediaID), \(number), \(number), \(embedding)::float8[]::real[], 10, \(Double(number) * 12.5))
                 """)
         }
     }
@@ -43,9 +44,13 @@ struct APISpeakersTests {
                 body: .json(#"{"name": "Ada Lovelace"}"#))
             #expect(named.status == 200, "\(named.text)")
             #expect(named.text.contains("Ada Lovelace"))
-            let profile = try await api.client.query("SELECT tenant, name, named_in FROM voice_profiles").single()
+            let profile = try await api.client.query(
+                "SELECT tenant, name, named_in, model, (SELECT count(*) FROM voice_profile_sources)::int AS sources FROM voice_profiles"
+            ).single()
             #expect(try profile.decode("tenant", as: String.self) == "acme")
             #expect(try profile.decode("named_in", as: Int64.self) == media.mediaID)
+            #expect(try profile.decode("model", as: String.self) == "campplus")
+            #expect(try profile.decode("sources", as: Int.self) == 1, "the voice is the profile's one source")
             // Search filters by who said it, and says who did.
             try await api.client.query("UPDATE segments SET speaker = 2 WHERE media_id = \(media.mediaID)")
             let said = try await AdminStore(client: api.client).search("hello", tenant: "acme", speaker: "ada lovelace").hits

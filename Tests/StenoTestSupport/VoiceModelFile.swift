@@ -33,6 +33,13 @@ public enum SpeakerModelFile {
     }
 
     private static let loaded = Result { try SpeakerEncoderModel(contentsOf: path) }
+
+    /// The worker's speaker pass over both models, read once per test process.
+    public static func pass() throws -> SpeakerPass {
+        try speakerPass.get()
+    }
+
+    private static let speakerPass = Result { SpeakerPass(segmentation: try SegmentationModelFile.model(), encoder: try model()) }
 }
 
 /// Where the tests find the segmentation model (segmentation-3.0): `STENO_SEGMENTATION_MODEL`,

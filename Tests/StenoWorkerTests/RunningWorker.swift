@@ -58,7 +58,7 @@ struct RunningWorker {
         let runtime = try WorkerRuntime(
             configuration: settings, database: database.configuration, client: client, transcription: transcription,
             voice: try SileroModel(contentsOf: VoiceModelFile.path),
-            speakers: settings.speakerDetection ? SpeakerEncoder(model: try SpeakerModelFile.model()) : nil, aligner: aligner, metrics: metrics,
+            speakers: settings.speakerDetection ? try SpeakerModelFile.pass() : nil, aligner: aligner, metrics: metrics,
             clock: clock, logger: logger)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let http = runtime.makeHTTPApplication(host: "127.0.0.1", port: 0) { portContinuation.yield($0) }

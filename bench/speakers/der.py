@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Diarization error rate of a hypothesis RTTM against a reference RTTM, as NIST md-eval counts it.
 
-    der.py REF.rttm HYP.rttm [--collar 0.25]
+    der.py REF.rttm HYP.rttm [--collar 0.25] [--uem UEM]
     der.py --self-test
 
 Prints one JSON object: {"der", "missed", "false_alarm", "confusion", "reference_speech",
@@ -17,8 +17,11 @@ As md-eval (md-eval-22.pl, run without a UEM file):
 - Segments of one speaker that overlap are merged first, on both sides (md-eval rejects such a
   reference; dscore merges them too). Segments that only touch stay apart.
 - The evaluated region is the reference's span, from its earliest start to its latest end:
-  hypothesis speech outside it is not counted. The scored region is that, less a no-score collar
-  of +-COLLAR seconds around every reference segment's start and end (--collar 0 scores all).
+  hypothesis speech outside it is not counted. With --uem (NIST UEM lines `FILE CHANNEL START
+  END`, as md-eval's -u) it is the UEM's segments instead, so that speech a system invents
+  before the first or after the last reference turn counts as false alarm, and a file with no
+  reference speech is scored too. The scored region is that, less a no-score collar of +-COLLAR
+  seconds around every reference segment's start and end (--collar 0 scores all).
 - Speakers are mapped one to one (Hungarian algorithm) so as to maximise the time where a
   reference speaker and its hypothesis speaker both speak, counted in the evaluated region
   without the collars (as md-eval maps them). A speaker left unmapped is wrong wherever it
@@ -130,14 +133,22 @@ def hungarian(weights):
     return assignment
 
 
-def stretches(ref, hyp, collar):
-    """Scored stretches: (duration, set of ref speakers, set of hyp speakers), in microseconds."""
-    bounds = [t for segs in ref.values() for seg in segs for t in seg]
-    if not bounds:
+def stretches(ref, hyp, collar, uem=None):
+    """Scored stretches: (duration, set of ref speakers, set of hyp speakers), in microseconds.
+    `uem`: the evaluated segments [(start, end)] in microseconds; None: the reference's span."""
+    if uem is None:
+        bounds = [t for segs in ref.values() for seg in segs for t in seg]
+        if not bounds:
+            return []
+        uem = [(min(bounds), max(bounds))]      # the reference's span, as md-eval's default UEM
+    uem = merge(uem, touching=True)
+    if not uem:
         return []
-    first, last = min(bounds), max(bounds)       # the reference's span, as md-eval's default UEM
+    first, last = uem[0][0], uem[-1][1]
     noscore = merge([(t - collar, t + collar) for segs in ref.values() for seg in segs for t in seg],
                     touching=True) if collar > 0 else []
+    # the gaps between UEM segments are not evaluated: treated as no-score time
+    noscore = merge(noscore + [(a[1], b[0]) for a, b in zip(uem, uem[1:])], touching=True)
     events = {first: [], last: []}
 
     def add(t, what):
@@ -173,14 +184,14 @@ def stretches(ref, hyp, collar):
     return out
 
 
-def score_file(ref, hyp, collar):
-    parts = stretches(ref, hyp, collar)
+def score_file(ref, hyp, collar, uem=None):
+    parts = stretches(ref, hyp, collar, uem)
     ref_speakers = sorted(ref)
     hyp_speakers = sorted(hyp)
     overlap = [[0] * len(hyp_speakers) for _ in ref_speakers]
     r_index = {s: i for i, s in enumerate(ref_speakers)}
     h_index = {s: i for i, s in enumerate(hyp_speakers)}
-    for duration, rs, hs in stretches(ref, hyp, 0):
+    for duration, rs, hs in stretches(ref, hyp, 0, uem):
         for r in rs:
             for h in hs:
                 overlap[r_index[r]][h_index[h]] += duration
@@ -198,21 +209,48 @@ def score_file(ref, hyp, collar):
     return counts, mapping
 
 
-def score(ref_text, hyp_text, collar=0.25):
+def parse_uem(text):
+    """{file: [(start, end), ...]} in microseconds from NIST UEM lines `FILE CHANNEL START END`."""
+    out = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith(";"):
+            continue
+        if len(fields) < 4:
+            raise ValueError(f"UEM line {number}: FILE CHANNEL START END: {line!r}")
+        out.setdefault(fields[0], []).append((round(float(fields[2]) * UNIT), round(float(fields[3]) * UNIT)))
+    return out
+
+
+def score(ref_text, hyp_text, collar=0.25, uem_text=None):
+    """Counts summed over the files of REF (each file with its own speaker mapping); with
+    `uem_text`, each file is evaluated over its UEM segments (a file missing from it: its
+    reference's span)."""
     ref_files = parse_rttm(ref_text)
     hyp_files = parse_rttm(hyp_text)
+    uems = parse_uem(uem_text) if uem_text is not None else {}
+    if len(uems) == 1 and len(ref_files) <= 1 and len(hyp_files) <= 1:
+        # one file each: compared whatever their names, as below; an empty reference with a UEM
+        # is scored over the UEM (all false alarm)
+        name = next(iter(uems))
+        ref_files = {name: next(iter(ref_files.values()), {})}
+        hyp_files = {name: next(iter(hyp_files.values()), {})}
     if len(ref_files) == 1 and len(hyp_files) == 1:
         pairs = [(next(iter(ref_files.values())), next(iter(hyp_files.values())), next(iter(ref_files)))]
     else:
         for name in sorted(set(hyp_files) - set(ref_files)):
             print(f"der.py: hypothesis file {name} is not in the reference; ignored", file=sys.stderr)
         pairs = [(ref_files[name], hyp_files.get(name, {}), name) for name in sorted(ref_files)]
+    if not pairs:
+        raise ValueError("the reference has no SPEAKER line (give a UEM to score a file without speech)")
+    if len(pairs) == 1 and len(uems) == 1:
+        uems = {pairs[0][2]: next(iter(uems.values()))}
     totals = {"reference_speech": 0, "missed": 0, "false_alarm": 0, "confusion": 0, "scored": 0}
     mappings = {}
     ref_speakers = set()
     hyp_speakers = set()
     for ref, hyp, name in pairs:
-        counts, mapping = score_file(ref, hyp, round(collar * UNIT))
+        counts, mapping = score_file(ref, hyp, round(collar * UNIT), uems.get(name))
         for key in totals:
             totals[key] += counts[key]
         mappings[name] = mapping
@@ -289,6 +327,49 @@ def self_test():
     check("overlapping segments of one speaker are merged",
           rttm(("A", 0, 6), ("A", 4, 10)), rttm(("x", 0, 10)), 0.25, {"der": 0, "reference_speech": 9.5})
     check("empty hypothesis: all missed", two, "", 0.25, {"der": 1, "missed": 19})
+
+    # a UEM of the whole file: speech outside the reference's span is false alarm
+    def check_uem(label, ref, hyp, collar, uem, expect):
+        nonlocal failures, checks
+        checks += 1
+        got = score(ref, hyp, collar, uem)
+        bad = {k: (got[k], v) for k, v in expect.items() if abs(got[k] - v) > 1e-6}
+        print(("ok   " if not bad else "FAIL ") + label + ("" if not bad else f": got/expected {bad}"))
+        failures += bool(bad)
+
+    check_uem("UEM 0-12: hypothesis past the reference's span is false alarm",
+              rttm(("A", 1, 10)), rttm(("x", 0, 12)), 0, "f 1 0 12\n", {"false_alarm": 3, "der": 3 / 9})
+    check_uem("UEM 0-12, collar 0.25", rttm(("A", 1, 10)), rttm(("x", 0, 12)), 0.25, "f 1 0 12\n",
+              {"false_alarm": 0.75 + 1.75, "reference_speech": 8.5})
+    check_uem("UEM in two parts: the gap is not scored", rttm(("A", 1, 10)), rttm(("x", 0, 12)), 0,
+              "f 1 0 5\nf 1 6 12\n", {"false_alarm": 3, "reference_speech": 8})
+    check_uem("UEM of the reference's span: as without one", two, rttm(("x", 0, 10.2), ("y", 10.2, 20)), 0,
+              "f 1 0 20\n", {"der": 0.01, "confusion": 0.2})
+    checks += 1
+    got = score("", rttm(("x", 3, 5)), 0, "f 1 0 30\n")
+    ok = got["false_alarm"] == 2 and got["reference_speech"] == 0 and got["der"] is None and got["speakers_hyp"] == 1
+    print(("ok   " if ok else "FAIL ") + "no reference speech, a UEM: false alarm counted, DER undefined"
+          + ("" if ok else f": {got}"))
+    failures += not ok
+
+    # several files in one RTTM: counts summed over files, each file mapped on its own
+    f1_ref, f1_hyp = rttm(("A", 0, 10), ("B", 10, 20), name="one"), rttm(("x", 0, 12), ("y", 12, 20), name="one")
+    f2_ref, f2_hyp = rttm(("C", 0, 5), ("D", 4, 9), name="two"), rttm(("x", 0, 9), name="two")
+    for collar in (0, 0.25):
+        checks += 1
+        a, b = score(f1_ref, f1_hyp, collar), score(f2_ref, f2_hyp, collar)
+        pooled = score(f1_ref + f2_ref, f2_hyp + f1_hyp, collar)
+        bad = {k: (pooled[k], a[k] + b[k]) for k in ("missed", "false_alarm", "confusion", "reference_speech",
+                                                     "scored_seconds", "speakers_ref", "speakers_hyp")
+               if abs(pooled[k] - (a[k] + b[k])) > 1e-6}
+        errors = a["missed"] + a["false_alarm"] + a["confusion"] + b["missed"] + b["false_alarm"] + b["confusion"]
+        if abs(pooled["der"] - errors / (a["reference_speech"] + b["reference_speech"])) > 1e-6:
+            bad["der"] = pooled["der"]
+        if pooled["mapping"] != {"one": a["mapping"], "two": b["mapping"]}:
+            bad["mapping"] = pooled["mapping"]
+        print(("ok   " if not bad else "FAIL ") + f"two files pooled, collar {collar}: the sums of each file's counts, "
+              "each file mapped on its own" + (f" {bad}" if bad else ""))
+        failures += bool(bad)
 
     # the Hungarian mapping against exhaustive search on random overlap matrices
     rng = random.Random(7)
@@ -384,6 +465,7 @@ def main():
     ap.add_argument("ref", nargs="?")
     ap.add_argument("hyp", nargs="?")
     ap.add_argument("--collar", type=float, default=0.25, help="no-score collar, +- seconds (default 0.25)")
+    ap.add_argument("--uem", help="NIST UEM file: the evaluated segments per file (default: the reference's span)")
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
@@ -394,7 +476,11 @@ def main():
         ref = f.read()
     with open(args.hyp) as f:
         hyp = f.read()
-    print(json.dumps(score(ref, hyp, args.collar)))
+    uem = None
+    if args.uem:
+        with open(args.uem) as f:
+            uem = f.read()
+    print(json.dumps(score(ref, hyp, args.collar, uem)))
 
 
 if __name__ == "__main__":

@@ -49,9 +49,8 @@ extension OpenAIRoutes {
                     field: "known_speaker_references[]")
             }
             let samples = try await file.decode(.zero..<duration).map { Float($0) / 32768 }
-            let pieces = VoicePiece.plan(speech: nil, within: 0..<duration.seconds).map { piece in
-                Array(samples[Int(piece.lowerBound * 16_000)..<min(samples.count, Int(piece.upperBound * 16_000))])
-            }
+            // Pieces of at most 10 s: CAM++ reads any length, and a 10 s piece holds plenty of voice.
+            let pieces = stride(from: 0, to: samples.count, by: 160_000).map { Array(samples[$0..<min(samples.count, $0 + 160_000)]) }
             // CPU work of a few hundred milliseconds at most: on a thread of NIO's pool.
             let embeddings = try await NIOThreadPool.singleton.runIfActive { encoder.embeddings(of: pieces) }
             return SpeakerClustering.sum(embeddings.filter { !$0.isEmpty })

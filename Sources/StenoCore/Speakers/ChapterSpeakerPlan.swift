@@ -1,119 +1,286 @@
 import StenoInfrastructure
 
-/// A chapter's voices grouped into speakers before they get the media's numbers: the pieces in
-/// time order, each piece's group, and each group's summed embedding and speech. The merge
-/// computes it outside any transaction; the store numbers the groups under the media's lock
-/// (`resolve`), where it sees the speakers of every other chapter.
+/// A chapter's speakers before they get the media's numbers, found from the segmentation
+/// windows its chunks measured: which pieces of voice are one speaker (the clustering of their
+/// CAM++ embeddings), and who talks at each moment, overlap included (each window's frames read
+/// back through its pieces' groups over the frames it owns). Groups are the chapter's own and
+/// numbered 0, 1, ... in order of first appearance, so the plan depends on the chapter's audio
+/// alone, never on which worker measured what or in which order chapters merged.
+///
+/// The merge computes it outside any transaction; the store numbers the groups under the
+/// media's lock (`resolve`), where it sees the speakers of every other chapter.
 public struct ChapterSpeakerPlan: Sendable, Equatable {
-    public var pieces: [ClosedRange<Double>]
-    /// The group of each piece, 0..<groupCount, in order of first appearance.
-    public var groups: [Int]
+    /// Who talks when, by group: one speaker at a time (the voice that carries the moment), and
+    /// apart from them turns marked `overlapping` for a second voice talking at once.
+    public var turns: [SpeakerTurn]
+    /// Per group: the sum of its pieces' unit embeddings (its direction is the voice), how many
+    /// pieces, seconds of talk, and where it is first heard.
     public var groupSums: [[Float]]
     public var groupPieces: [Int]
     public var groupSeconds: [Double]
+    public var groupFirstHeard: [Double]
     public var count: SpeakerCount
 
-    /// Groups the chapter's `pieces` (any order) with `clustering`. Pieces cut from one stretch
-    /// of speech (each starts before or where the one before ends) are clustered as one: a single 1.6 s window
-    /// says little about a voice, the mean of a stretch's windows says much more, and a voice
-    /// rarely changes without a pause. A stretch of three windows or more is then read again
-    /// window by window against the groups' centroids, so that a turn taken without a pause
-    /// still moves the label (`resegmented`).
-    public init(pieces: [VoicePiece], count: SpeakerCount, clustering: SpeakerClustering = SpeakerClustering()) {
-        let ordered = pieces.sorted { $0.start < $1.start }
-        let unit = ordered.map { SpeakerClustering.normalized($0.embedding) }
-        var stretches: [Range<Int>] = []
-        for index in ordered.indices {
-            if let last = stretches.last, ordered[index].start <= ordered[last.upperBound - 1].end + 1e-6 {
-                stretches[stretches.count - 1] = last.lowerBound..<(index + 1)
-            } else {
-                stretches.append(index..<(index + 1))
-            }
-        }
-        let stretchEmbeddings = stretches.map { stretch in
-            SpeakerClustering.normalized(SpeakerClustering.sum(stretch.map { index in unit[index].map { $0 * Float(ordered[index].duration) } }))
-        }
-        let stretchLabels = clustering.labels(
-            of: stretchEmbeddings, count: count, weights: stretches.map { $0.reduce(0) { $0 + ordered[$1].duration } })
-        var labels = [Int](repeating: 0, count: ordered.count)
-        for (stretch, label) in zip(stretches, stretchLabels) {
-            for index in stretch { labels[index] = label }
-        }
-        labels = Self.resegmented(labels, unit: unit, stretches: stretches)
-        labels = SpeakerClustering.renumbered(labels)
-        let groupCount = (labels.max() ?? -1) + 1
-        self.pieces = ordered.map { $0.start...$0.end }
-        groups = labels
-        groupSums = (0..<groupCount).map { group in SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { unit[$0] }) }
-        groupPieces = (0..<groupCount).map { group in labels.filter { $0 == group }.count }
-        // Windows overlap: a group's speech is the union of its pieces, not their sum.
-        groupSeconds = (0..<groupCount).map { group in
-            var total = 0.0
-            var reach = -Double.infinity
-            for index in labels.indices where labels[index] == group {
-                total += max(0, ordered[index].end - max(ordered[index].start, reach))
-                reach = max(reach, ordered[index].end)
-            }
-            return total
-        }
+    public var groupCount: Int { groupSums.count }
+
+    /// Plans the chapter's speakers from `windows` (any order). `speech` (the speech detector's
+    /// regions, nil with detection off) bounds where anyone talks: the transcript's words come
+    /// from there, and music or noise the segmentation takes for a voice stays unlabelled.
+    public init(
+        windows: [SegmentedWindow], speech: [ClosedRange<Double>]?, count: SpeakerCount, settings: SpeakerSettings = .calibrated
+    ) {
         self.count = count
+        let windows = windows.sorted { $0.start < $1.start }
+        var units: [(window: Int, piece: Int, embedding: [Float], seconds: Double)] = []
+        for (index, window) in windows.enumerated() {
+            for (position, piece) in window.pieces.enumerated() where !piece.embedding.isEmpty {
+                units.append((index, position, VoiceEmbedding.normalized(piece.embedding), piece.seconds))
+            }
+        }
+        guard !units.isEmpty else {
+            turns = []
+            groupSums = []
+            groupPieces = []
+            groupSeconds = []
+            groupFirstHeard = []
+            return
+        }
+        let labels = Self.grouped(units.map { ($0.window, $0.embedding, $0.seconds) }, count: count, settings: settings)
+        var pieceGroups = windows.map { [Int](repeating: 0, count: $0.pieces.count) }
+        for (unit, label) in zip(units, labels) { pieceGroups[unit.window][unit.piece] = label }
+        let groupTotal = (labels.max() ?? -1) + 1
+        let timeline = Self.reconstructed(windows, pieceGroups: pieceGroups, groups: groupTotal, speech: speech)
+        var groupTurns = Self.turns(timeline, settings: settings)
+
+        // Groups by first appearance; a group heard nowhere (its frames all went to others) is
+        // dropped.
+        var order: [Int: Int] = [:]
+        for turn in groupTurns.sorted(by: { ($0.start, $0.overlapping ? 1 : 0) < ($1.start, $1.overlapping ? 1 : 0) })
+        where order[turn.speaker] == nil {
+            order[turn.speaker] = order.count
+        }
+        for index in groupTurns.indices { groupTurns[index].speaker = order[groupTurns[index].speaker]! }
+        turns = groupTurns
+        let kept = order.count
+        var sums = [[Float]](repeating: [Float](repeating: 0, count: units[0].embedding.count), count: kept)
+        var pieces = [Int](repeating: 0, count: kept)
+        for (unit, label) in zip(units, labels) {
+            guard let group = order[label] else { continue }
+            for index in sums[group].indices { sums[group][index] += unit.embedding[index] }
+            pieces[group] += 1
+        }
+        groupSums = sums
+        groupPieces = pieces
+        groupSeconds = (0..<kept).map { group in groupTurns.filter { $0.speaker == group }.reduce(0) { $0 + $1.end - $1.start } }
+        groupFirstHeard = (0..<kept).map { group in groupTurns.filter { $0.speaker == group }.map(\.start).min() ?? 0 }
     }
 
-    /// Within each stretch of three windows or more, each window takes the group whose centroid
-    /// it is closest to, where that group is clearly closer (by `margin`) than the stretch's
-    /// own; a change must hold for two windows in a row, so one odd window does not split a turn.
-    static func resegmented(_ labels: [Int], unit: [[Float]], stretches: [Range<Int>], margin: Float = 0.05) -> [Int] {
-        let groupCount = (labels.max() ?? -1) + 1
-        guard groupCount > 1 else { return labels }
-        let centroids = (0..<groupCount).map { group in
-            SpeakerClustering.normalized(SpeakerClustering.sum(labels.indices.filter { labels[$0] == group }.map { unit[$0] }))
-        }
-        var result = labels
-        for stretch in stretches where stretch.count >= 3 {
-            let own = labels[stretch.lowerBound]
-            let preferred = stretch.map { index -> Int in
-                let similarities = centroids.map { SpeakerClustering.dot($0, unit[index]) }
-                let best = similarities.indices.max { similarities[$0] < similarities[$1] }!
-                return similarities[best] - similarities[own] > margin ? best : own
+    /// The group of each piece: agglomerative clustering at the threshold (or the count asked),
+    /// then groups with less talk than `smallestSpeaker` dissolved into the others and every
+    /// piece moved to its closest centroid, twice, as k-means would.
+    static func grouped(_ units: [(window: Int, embedding: [Float], seconds: Double)], count: SpeakerCount, settings: SpeakerSettings) -> [Int] {
+        let clustering = SpeakerClustering(threshold: settings.clusteringThreshold)
+        var labels = clustering.labels(of: units.map(\.embedding), count: count, weights: units.map(\.seconds))
+        for _ in 0..<2 {
+            var groups = Set(labels).sorted()
+            let talk = groups.map { group in zip(units, labels).filter { $0.1 == group }.reduce(0) { $0 + $1.0.seconds } }
+            if count.minimum == nil {
+                let large = groups.indices.filter { talk[$0] >= settings.smallestSpeaker }
+                let keep = large.isEmpty ? [talk.indices.max { talk[$0] < talk[$1] }!] : large
+                groups = keep.map { groups[$0] }
             }
-            for offset in preferred.indices where preferred[offset] != own {
-                let before = offset > 0 && preferred[offset - 1] == preferred[offset]
-                let after = offset + 1 < preferred.count && preferred[offset + 1] == preferred[offset]
-                if before || after { result[stretch.lowerBound + offset] = preferred[offset] }
+            let centroids = groups.map { group in
+                VoiceEmbedding.normalized(VoiceEmbedding.sum(zip(units, labels).filter { $0.1 == group }.map { unit, _ in
+                    unit.embedding.map { $0 * Float(unit.seconds) }
+                }))
+            }
+            labels = units.map { unit in groups[centroids.indices.max { VoiceEmbedding.dot(centroids[$0], unit.embedding) < VoiceEmbedding.dot(centroids[$1], unit.embedding) }!] }
+        }
+        return SpeakerClustering.renumbered(labels)
+    }
+
+    /// One cell per segmentation frame step on the chapter's clock: who talks there, the
+    /// strongest first.
+    struct Timeline {
+        var origin: Double
+        var step: Double
+        /// Per cell: the groups talking, strongest first (at most two); empty for silence.
+        var talkers: [[Int]]
+        /// Per cell: whether someone talks there whom no measured voice accounts for.
+        var unplaced: [Bool]
+    }
+
+    /// Reads each window's owned frames back through its pieces' groups: a local speaker's frame
+    /// takes the group of its piece there, else of the nearest of that local speaker's pieces in
+    /// the window (overlapped speech and short stretches are not measured, but the same local
+    /// speaker a moment before or after is most likely the same person). The talkers of a cell
+    /// are the groups heard there (inside detected speech at least one, outside none), the one
+    /// that talked alone nearest first.
+    static func reconstructed(
+        _ windows: [SegmentedWindow], pieceGroups: [[Int]], groups: Int, speech: [ClosedRange<Double>]?
+    ) -> Timeline {
+        let step = SegmentedWindow.frameStep
+        let origin = windows[0].start
+        let offsets = windows.map { Int((($0.start - origin) / step).rounded()) }
+        let cells = zip(windows, offsets).map { $1 + $0.owned.upperBound }.max() ?? 0
+        var heard = [[Int]](repeating: [], count: cells)
+        var voices = [Int](repeating: 0, count: cells)
+        for (index, window) in windows.enumerated() {
+            // Per local speaker, the group of the piece covering each frame, else the nearest.
+            var groupOf = [[Int?]](repeating: [Int?](repeating: nil, count: SegmentedWindow.frames), count: SegmentedWindow.localSpeakers)
+            for local in 0..<SegmentedWindow.localSpeakers {
+                let pieces = window.pieces.indices.filter { window.pieces[$0].local == local }
+                guard !pieces.isEmpty else { continue }
+                for frame in window.owned {
+                    let nearest = pieces.min { a, b in
+                        Self.distance(frame, window.pieces[a].frames) < Self.distance(frame, window.pieces[b].frames)
+                    }!
+                    groupOf[local][frame] = pieceGroups[index][nearest]
+                }
+            }
+            for frame in window.owned {
+                let cell = offsets[index] + frame
+                let mask = window.activity[frame]
+                voices[cell] = max(voices[cell], mask.nonzeroBitCount)
+                // Alone first: the local speaker talking alone carries the moment.
+                var locals = (0..<SegmentedWindow.localSpeakers).filter { mask & (1 << UInt8($0)) != 0 }
+                locals.sort { a, b in
+                    let pa = window.pieces.contains { $0.local == a && $0.frames.contains(frame) }
+                    let pb = window.pieces.contains { $0.local == b && $0.frames.contains(frame) }
+                    return (pa ? 0 : 1, a) < (pb ? 0 : 1, b)
+                }
+                for local in locals {
+                    if let group = groupOf[local][frame], !heard[cell].contains(group) { heard[cell].append(group) }
+                }
             }
         }
-        return result
+        let regions = (speech ?? []).sorted { $0.lowerBound < $1.lowerBound }
+        var region = 0
+        var talkers = [[Int]](repeating: [], count: cells)
+        var unplaced = [Bool](repeating: false, count: cells)
+        for cell in 0..<cells {
+            let time = origin + Double(cell) * step + SegmentedWindow.frameDuration / 2
+            var wanted = voices[cell]
+            if speech != nil {
+                while region < regions.count && regions[region].upperBound < time { region += 1 }
+                let inside = region < regions.count && regions[region].contains(time)
+                wanted = inside ? max(1, wanted) : 0
+            }
+            guard wanted > 0 else { continue }
+            talkers[cell] = Array(heard[cell].prefix(min(wanted, 2)))
+            if talkers[cell].isEmpty { unplaced[cell] = true }
+        }
+        return Timeline(origin: origin, step: step, talkers: talkers, unplaced: unplaced)
+    }
+
+    /// Frames from `frame` to the nearest of `range`.
+    static func distance(_ frame: Int, _ range: Range<Int>) -> Int {
+        frame < range.lowerBound ? range.lowerBound - frame : frame >= range.upperBound ? frame - range.upperBound + 1 : 0
+    }
+
+    /// The timeline's turns: the voice that carries each moment (speech no measured voice
+    /// accounts for goes to the nearest one heard), joined across pauses up to
+    /// `longestPauseInTurn`; and a second voice's stretches marked `overlapping`.
+    static func turns(_ timeline: Timeline, settings: SpeakerSettings) -> [SpeakerTurn] {
+        var lead = timeline.talkers.map(\.first)
+        // Unplaced speech: the nearest lead voice, before or after.
+        let placed = lead.indices.filter { lead[$0] != nil }
+        if !placed.isEmpty {
+            var next = 0
+            for cell in lead.indices where timeline.unplaced[cell] {
+                while next < placed.count && placed[next] < cell { next += 1 }
+                let before = next > 0 ? placed[next - 1] : nil
+                let after = next < placed.count ? placed[next] : nil
+                switch (before, after) {
+                case let (before?, after?): lead[cell] = cell - before <= after - cell ? lead[before] : lead[after]
+                case let (before?, nil): lead[cell] = lead[before]
+                case let (nil, after?): lead[cell] = lead[after]
+                case (nil, nil): break
+                }
+            }
+        }
+        func time(_ cell: Int) -> Double { timeline.origin + Double(cell) * timeline.step }
+        var turns: [SpeakerTurn] = []
+        var cell = 0
+        while cell < lead.count {
+            guard let speaker = lead[cell] else {
+                cell += 1
+                continue
+            }
+            var end = cell
+            while end < lead.count && lead[end] == speaker { end += 1 }
+            if let last = turns.last, last.speaker == speaker, time(cell) - last.end <= settings.longestPauseInTurn {
+                turns[turns.count - 1].end = time(end)
+            } else {
+                turns.append(SpeakerTurn(start: time(cell), end: time(end), speaker: speaker))
+            }
+            cell = end
+        }
+        var overlapping: [SpeakerTurn] = []
+        cell = 0
+        while cell < timeline.talkers.count {
+            guard timeline.talkers[cell].count > 1 else {
+                cell += 1
+                continue
+            }
+            let speaker = timeline.talkers[cell][1]
+            var end = cell
+            while end < timeline.talkers.count && timeline.talkers[end].count > 1 && timeline.talkers[end][1] == speaker { end += 1 }
+            overlapping.append(SpeakerTurn(start: time(cell), end: time(end), speaker: speaker, overlapping: true))
+            cell = end
+        }
+        return (turns + overlapping).sorted { ($0.start, $0.overlapping ? 1 : 0) < ($1.start, $1.overlapping ? 1 : 0) }
     }
 
     /// What the chapter adds to the media's speakers once its groups have numbers.
     public struct Resolved: Sendable, Equatable {
         /// The speaker number of each group.
         public var numbers: [Int]
+        /// The turns with the media's numbers, each keeping its group.
         public var turns: [SpeakerTurn]
-        /// Per speaker number this chapter speaks: its summed embedding, pieces and seconds.
-        public var voices: [(number: Int, sum: [Float], pieces: Int, seconds: Double)]
+        /// Per group: its number, summed embedding, window voices, seconds and first moment.
+        public var voices: [ChapterVoice]
+    }
 
-        public static func == (lhs: Resolved, rhs: Resolved) -> Bool {
-            lhs.numbers == rhs.numbers && lhs.turns == rhs.turns && lhs.voices.map(\.number) == rhs.voices.map(\.number)
+    /// One group of a chapter as `chapter_voices` keeps it.
+    public struct ChapterVoice: Sendable, Equatable {
+        public var group: Int
+        public var number: Int
+        public var sum: [Float]
+        public var pieces: Int
+        public var seconds: Double
+        public var firstHeard: Double
+
+        public init(group: Int, number: Int, sum: [Float], pieces: Int, seconds: Double, firstHeard: Double) {
+            self.group = group
+            self.number = number
+            self.sum = sum
+            self.pieces = pieces
+            self.seconds = seconds
+            self.firstHeard = firstHeard
         }
     }
 
-    /// Numbers the groups against the media's `known` voices (from its other chapters).
-    /// Numbers in `reserved` are never given to a new speaker.
+    /// Numbers the groups against the media's `known` voices (from its other chapters), for
+    /// the reader while the media is in progress; the media's final numbers come from
+    /// `MediaSpeakerNumbering` once every chapter is in. Numbers in `reserved` are never given
+    /// to a new speaker.
     public func resolve(
-        known: [SpeakerAssignment.Voice], reserving reserved: [Int] = [], assignment: SpeakerAssignment = SpeakerAssignment()
+        known: [SpeakerAssignment.Voice], reserving reserved: [Int] = [], settings: SpeakerSettings = .calibrated
     ) -> Resolved {
+        var assignment = SpeakerAssignment(threshold: settings.chapterMatchThreshold)
+        assignment.smallestNewSpeaker = settings.smallestSpeaker
         let numbers = assignment.numbers(of: groupSums, seconds: groupSeconds, known: known, reserving: reserved, maximum: count.maximum)
-        let turns = SpeakerTurn.turns(of: pieces, speakers: groups.map { numbers[$0] })
-        var voices: [(number: Int, sum: [Float], pieces: Int, seconds: Double)] = []
-        for (group, number) in numbers.enumerated() {
-            if let index = voices.firstIndex(where: { $0.number == number }) {
-                voices[index].sum = SpeakerClustering.sum([voices[index].sum, groupSums[group]])
-                voices[index].pieces += groupPieces[group]
-                voices[index].seconds += groupSeconds[group]
-            } else {
-                voices.append((number, groupSums[group], groupPieces[group], groupSeconds[group]))
-            }
+        let turns = self.turns.map { turn in
+            var numbered = turn
+            numbered.speaker = numbers[turn.speaker]
+            numbered.group = turn.speaker
+            return numbered
+        }
+        let voices = numbers.indices.map { group in
+            ChapterVoice(
+                group: group, number: numbers[group], sum: groupSums[group], pieces: groupPieces[group], seconds: groupSeconds[group],
+                firstHeard: groupFirstHeard[group])
         }
         return Resolved(numbers: numbers, turns: turns, voices: voices)
     }

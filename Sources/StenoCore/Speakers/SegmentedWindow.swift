@@ -1,23 +1,42 @@
 import Foundation
 
 /// One window of a chunk's audio as the speaker pass reads it: who of up to three local speakers
-/// talks in each frame (pyannote segmentation-3.0's powerset, overlap included), and the voice of
-/// each local speaker who talks enough to be measured. "Local" speakers are the window's own:
-/// local speaker 0 of one window and of the next may be different people; the chapter's merge
-/// tells which are the same (`ChapterSpeakerPlan`). Times are seconds on the media's clock.
+/// talks in each frame (pyannote segmentation-3.0's powerset, overlap included), which of its
+/// frames the window speaks for (`owned`: the middle, where it has context on both sides), and
+/// the voice of each piece of one local speaker talking alone there. "Local" speakers are the
+/// window's own: local speaker 0 of one window and of the next may be different people, and the
+/// segmentation can take two alike voices for one; the chapter's merge tells who is who from the
+/// pieces' voices (`ChapterSpeakerPlan`). Times are seconds on the media's clock.
 public struct SegmentedWindow: Sendable, Equatable {
+    /// A stretch of one local speaker talking alone, within the frames the window owns, and its
+    /// L2-normalised CAM++ embedding (`VoiceEmbedding.dimensions` values).
+    public struct Piece: Sendable, Equatable {
+        public var local: Int
+        public var frames: Range<Int>
+        public var embedding: [Float]
+
+        public init(local: Int, frames: Range<Int>, embedding: [Float]) {
+            self.local = local
+            self.frames = frames
+            self.embedding = embedding
+        }
+
+        public var seconds: Double { Double(frames.count) * SegmentedWindow.frameStep }
+    }
+
     /// Where the window's first sample lies.
     public var start: Double
     /// Per frame, the local speakers talking: bit k set for local speaker k.
     public var activity: [UInt8]
-    /// The L2-normalised embedding of each local speaker (CAM++, `VoiceEmbedding.dimensions`
-    /// values), nil for one that talks too little in the window to be measured.
-    public var voices: [[Float]?]
+    /// The frames this window speaks for; its neighbours speak for the rest.
+    public var owned: Range<Int>
+    public var pieces: [Piece]
 
-    public init(start: Double, activity: [UInt8], voices: [[Float]?]) {
+    public init(start: Double, activity: [UInt8], owned: Range<Int>, pieces: [Piece]) {
         self.start = start
         self.activity = activity
-        self.voices = voices
+        self.owned = owned
+        self.pieces = pieces
     }
 
     /// The segmentation model's frames: 589 to a 10 s window, one every 16.875 ms (270 samples),
@@ -28,26 +47,15 @@ public struct SegmentedWindow: Sendable, Equatable {
     public static let duration = 10.0
     public static let localSpeakers = 3
 
-    /// The middle of frame `frame` on the media's clock.
+    /// The start of frame `frame`'s step on the media's clock (a frame's step is centred in the
+    /// samples it reads).
     public func time(ofFrame frame: Int) -> Double {
-        start + Double(frame) * Self.frameStep + Self.frameDuration / 2
-    }
-
-    /// Seconds local speaker `speaker` talks in the window, alone and in all.
-    public func seconds(of speaker: Int) -> (alone: Double, all: Double) {
-        let bit = UInt8(1) << UInt8(speaker)
-        var alone = 0
-        var all = 0
-        for mask in activity where mask & bit != 0 {
-            all += 1
-            if mask == bit { alone += 1 }
-        }
-        return (Double(alone) * Self.frameStep, Double(all) * Self.frameStep)
+        start + Double(frame) * Self.frameStep + (Self.frameDuration - Self.frameStep) / 2
     }
 }
 
 extension SegmentedWindow {
-    /// The first byte of what `encode` writes. Format 2 was CAM++ pieces without segmentation and
+    /// The first byte of what `encode` writes. Format 2 was CAM++ pieces without segmentation, and
     /// earlier rows GE2E pieces (no header, 276 bytes each): both are another pass's and read as
     /// `Stored.otherPass`.
     static let format: UInt8 = 3
@@ -60,10 +68,11 @@ extension SegmentedWindow {
     }
 
     /// The windows as `chunks.voices` stores them, little-endian: a format byte; then per window
-    /// its start (float64), a byte with bit k set where local speaker k has a voice, the frames'
-    /// activity (a byte each), and each voice as its scale (float32) and its values quantised to
-    /// a signed byte of that scale (cosine similarities move by under 1e-3). About 1.2 KB a
-    /// window: under 1 MB per hour of audio at a window every 5 s.
+    /// its start (float64), its owned frames (two uint16), the frames' activity (a byte each),
+    /// its piece count (uint16), and per piece its local speaker (a byte), frames (two uint16),
+    /// and embedding as a scale (float32) and its values quantised to a signed byte of that scale
+    /// (cosine similarities move by under 1e-3). About 1 KB a window and 0.2 KB a piece: a little
+    /// over 1 MB per hour of speech.
     public static func encode(_ windows: [SegmentedWindow]) -> [UInt8] {
         var bytes: [UInt8] = [format]
         func append<T: FixedWidthInteger>(_ value: T) {
@@ -71,17 +80,18 @@ extension SegmentedWindow {
         }
         for window in windows where window.activity.count == frames {
             append(window.start.bitPattern)
-            var present: UInt8 = 0
-            for (index, voice) in window.voices.prefix(localSpeakers).enumerated() where voice?.count == VoiceEmbedding.dimensions {
-                present |= 1 << UInt8(index)
-            }
-            bytes.append(present)
+            append(UInt16(clamping: window.owned.lowerBound))
+            append(UInt16(clamping: window.owned.upperBound))
             bytes.append(contentsOf: window.activity)
-            for voice in window.voices.prefix(localSpeakers) {
-                guard let voice, voice.count == VoiceEmbedding.dimensions else { continue }
-                let scale = voice.map(abs).max() ?? 0
+            let pieces = window.pieces.filter { $0.embedding.count == VoiceEmbedding.dimensions }
+            append(UInt16(clamping: pieces.count))
+            for piece in pieces.prefix(Int(UInt16.max)) {
+                bytes.append(UInt8(clamping: piece.local))
+                append(UInt16(clamping: piece.frames.lowerBound))
+                append(UInt16(clamping: piece.frames.upperBound))
+                let scale = piece.embedding.map(abs).max() ?? 0
                 append(scale.bitPattern)
-                for value in voice {
+                for value in piece.embedding {
                     let level = scale > 0 ? (min(max(value, -scale), scale) / scale * 127).rounded() : 0
                     bytes.append(UInt8(bitPattern: Int8(level)))
                 }
@@ -98,25 +108,34 @@ extension SegmentedWindow {
         guard first == format else { return nil }
         var windows: [SegmentedWindow] = []
         var offset = 1
-        let voiceSize = 4 + VoiceEmbedding.dimensions
+        func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+            guard bytes.count - offset >= MemoryLayout<T>.size else { return nil }
+            let value = bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+            offset += MemoryLayout<T>.size
+            return value
+        }
         while offset < bytes.count {
-            guard bytes.count - offset >= 9 + frames else { return nil }
-            let start = bytes.withUnsafeBytes { Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) }
-            let present = bytes[offset + 8]
-            let activity = Array(bytes[(offset + 9)..<(offset + 9 + frames)])
-            offset += 9 + frames
-            var voices: [[Float]?] = []
-            for index in 0..<localSpeakers {
-                guard present & (1 << UInt8(index)) != 0 else {
-                    voices.append(nil)
-                    continue
-                }
-                guard bytes.count - offset >= voiceSize else { return nil }
-                let scale = bytes.withUnsafeBytes { Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
-                voices.append((0..<VoiceEmbedding.dimensions).map { Float(Int8(bitPattern: bytes[offset + 4 + $0])) / 127 * scale })
-                offset += voiceSize
+            guard let startBits = integer(UInt64.self), let lower = integer(UInt16.self), let upper = integer(UInt16.self),
+                lower <= upper, Int(upper) <= frames, bytes.count - offset >= frames
+            else { return nil }
+            let activity = Array(bytes[offset..<(offset + frames)])
+            offset += frames
+            guard let count = integer(UInt16.self) else { return nil }
+            var pieces: [Piece] = []
+            for _ in 0..<Int(count) {
+                guard offset < bytes.count else { return nil }
+                let local = Int(bytes[offset])
+                offset += 1
+                guard let first = integer(UInt16.self), let end = integer(UInt16.self), first <= end, Int(end) <= frames,
+                    let scaleBits = integer(UInt32.self), bytes.count - offset >= VoiceEmbedding.dimensions
+                else { return nil }
+                let scale = Float(bitPattern: scaleBits)
+                let embedding = (0..<VoiceEmbedding.dimensions).map { Float(Int8(bitPattern: bytes[offset + $0])) / 127 * scale }
+                offset += VoiceEmbedding.dimensions
+                pieces.append(Piece(local: local, frames: Int(first)..<Int(end), embedding: embedding))
             }
-            windows.append(SegmentedWindow(start: start, activity: activity, voices: voices))
+            windows.append(SegmentedWindow(
+                start: Double(bitPattern: startBits), activity: activity, owned: Int(lower)..<Int(upper), pieces: pieces))
         }
         return .windows(windows)
     }

@@ -1,8 +1,8 @@
-/// Gives a chapter's groups of voices (from `SpeakerClustering`) the media's speaker numbers:
-/// a group whose voice is close enough to a speaker already known from the media's other
-/// chapters becomes that speaker; any other a new speaker, numbered after the last. Numbers once
-/// given never change, so a long recording shows its speakers as its chapters finish without
-/// renumbering those already shown.
+/// Gives a chapter's groups of voices the media's provisional speaker numbers while the media is
+/// in progress: a group whose voice is close enough to a speaker already known from the media's
+/// other chapters becomes that speaker; any other a new speaker, numbered after the last. Numbers
+/// given during progress do not change until the media is done, so a long recording shows its
+/// speakers as its chapters finish; then `MediaSpeakerNumbering` gives the final ones.
 public struct SpeakerAssignment: Sendable {
     /// A voice as summed embeddings: its centroid is the sum's direction.
     public struct Voice: Sendable, Equatable {
@@ -32,19 +32,18 @@ public struct SpeakerAssignment: Sendable {
         }
     }
 
-    /// Cosine distance between two centroids under which they are one voice. Centroids of
-    /// many pieces sit closer than single pieces do, so this is tighter than the clustering's.
+    /// Cosine distance between two centroids under which they are one voice
+    /// (`SpeakerSettings.chapterMatchThreshold`).
     public var threshold: Float
 
-    public static let defaultThreshold: Float = 0.12
-
-    public init(threshold: Float = SpeakerAssignment.defaultThreshold) {
+    public init(threshold: Float = SpeakerSettings.calibrated.chapterMatchThreshold) {
         self.threshold = threshold
     }
 
     /// Speech under which a chapter's group that matches no known voice is not taken for a new
-    /// speaker (a cough, a laugh, a word too short to place a voice): it joins the closest one.
-    public var smallestNewSpeaker: Double = 2.0
+    /// speaker (a cough, a laugh, a word too short to place a voice): it joins the closest one
+    /// (`SpeakerSettings.smallestSpeaker`).
+    public var smallestNewSpeaker: Double = SpeakerSettings.calibrated.smallestSpeaker
 
     /// The speaker number of each group (groups in order of first appearance in the chapter,
     /// `seconds` of speech each), given the media's `known` voices, numbers already `reserved`

@@ -9,14 +9,12 @@ import Foundation
 /// same threshold and their groups then clustered by their centroids, so that memory stays
 /// bounded whatever the chapter's length.
 public struct SpeakerClustering: Sendable {
-    /// Cosine distance at which two groups are taken for different voices. Calibrated on
-    /// bench/speakers (real LibriSpeech voices): see docs/speakers.md.
+    /// Cosine distance at which two groups are taken for different voices
+    /// (`SpeakerSettings.clusteringThreshold`, calibrated in docs/speakers.md).
     public var threshold: Float
     public var blockLimit: Int
 
-    public static let defaultThreshold: Float = 0.30
-
-    public init(threshold: Float = SpeakerClustering.defaultThreshold, blockLimit: Int = 2_000) {
+    public init(threshold: Float = SpeakerSettings.calibrated.clusteringThreshold, blockLimit: Int = 2_000) {
         self.threshold = threshold
         self.blockLimit = blockLimit
     }
@@ -73,14 +71,21 @@ public struct SpeakerClustering: Sendable {
         return blockLabels.map { merged[$0] }
     }
 
+    /// The distance given to two points kept apart (`apart`): past any threshold, and enough
+    /// that a group holding both stays far from the rest under average linkage.
+    static let apartDistance: Float = 4
+
     /// Average-linkage clustering of `points` (unit vectors) that stand for `sizes` pieces each.
-    func cluster(_ points: [[Float]], sizes: [Int], count: SpeakerCount) -> [Int] {
+    /// Points with the same non-nil `apart` key are taken for different voices (the groups of one
+    /// chapter, which its own clustering already told apart).
+    func cluster(_ points: [[Float]], sizes: [Int], count: SpeakerCount, apart: [Int?]? = nil) -> [Int] {
         let n = points.count
         guard n > 1 else { return [Int](repeating: 0, count: n) }
         var distance = [Float](repeating: 0, count: n * n)
         for i in 0..<n {
             for j in (i + 1)..<n {
-                let d = 1 - Self.dot(points[i], points[j])
+                let separated = apart.map { $0[i] != nil && $0[i] == $0[j] } ?? false
+                let d = separated ? Self.apartDistance : 1 - Self.dot(points[i], points[j])
                 distance[i * n + j] = d
                 distance[j * n + i] = d
             }
@@ -149,25 +154,11 @@ public struct SpeakerClustering: Sendable {
         }
     }
 
-    public static func dot(_ a: [Float], _ b: [Float]) -> Float {
-        var sum: Float = 0
-        for index in 0..<min(a.count, b.count) { sum += a[index] * b[index] }
-        return sum
-    }
+    public static func dot(_ a: [Float], _ b: [Float]) -> Float { VoiceEmbedding.dot(a, b) }
 
-    public static func sum(_ vectors: [[Float]]) -> [Float] {
-        guard let first = vectors.first else { return [] }
-        var total = [Float](repeating: 0, count: first.count)
-        for vector in vectors {
-            for index in 0..<min(total.count, vector.count) { total[index] += vector[index] }
-        }
-        return total
-    }
+    public static func sum(_ vectors: [[Float]]) -> [Float] { VoiceEmbedding.sum(vectors) }
 
-    public static func normalized(_ vector: [Float]) -> [Float] {
-        let norm = sqrt(dot(vector, vector))
-        return norm > 0 ? vector.map { $0 / norm } : vector
-    }
+    public static func normalized(_ vector: [Float]) -> [Float] { VoiceEmbedding.normalized(vector) }
 }
 
 /// How many speakers a media has: found by itself, exactly N, or within bounds.

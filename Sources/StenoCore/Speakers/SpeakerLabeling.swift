@@ -5,6 +5,8 @@ import Foundation
 /// sentence without word times takes the speaker who holds most of its span.
 public enum SpeakerLabeling {
     public static func label(_ sentences: [MergedSentence], turns: [SpeakerTurn]) -> [MergedSentence] {
+        // Words go to the voice that carries the moment; a second voice over it labels nothing.
+        let turns = turns.filter { !$0.overlapping }
         guard !turns.isEmpty else { return sentences }
         return sentences.flatMap { sentence -> [MergedSentence] in
             guard sentence.flag == nil else { return [sentence] }
@@ -47,5 +49,27 @@ public enum SpeakerLabeling {
         }
         if let best = held.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) }) { return best.key }
         return SpeakerTurn.speaker(at: (span.lowerBound + span.upperBound) / 2, in: turns)
+    }
+
+    /// Labels by the turns' groups (a chapter's own: where a sentence splits then depends on the
+    /// chapter's audio alone, not on numbers other chapters gave) and gives each part its group's
+    /// number. Returns the sentences and each one's group (nil where it has no speaker).
+    public static func label(_ sentences: [MergedSentence], groupedTurns turns: [SpeakerTurn]) -> (sentences: [MergedSentence], groups: [Int?]) {
+        var numbers: [Int: Int] = [:]
+        let byGroup = turns.map { turn -> SpeakerTurn in
+            var grouped = turn
+            grouped.speaker = turn.group ?? turn.speaker
+            numbers[grouped.speaker] = turn.speaker
+            return grouped
+        }
+        let labelled = label(sentences, turns: byGroup)
+        let groups = labelled.map(\.speaker)
+        let numbered = labelled.map { sentence -> MergedSentence in
+            var numbered = sentence
+            numbered.speaker = sentence.speaker.flatMap { numbers[$0] }
+            for index in numbered.words.indices { numbered.words[index].speaker = numbered.words[index].speaker.flatMap { numbers[$0] } }
+            return numbered
+        }
+        return (numbered, groups)
     }
 }

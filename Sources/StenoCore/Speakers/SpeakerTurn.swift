@@ -1,44 +1,50 @@
-/// A stretch of one speaker's speech on the media's clock: consecutive voice pieces given the
-/// same speaker, joined across the pauses between them.
+/// A stretch of one speaker's speech on the media's clock. Turns of one speaker at a time say
+/// who carries each moment; a turn marked `overlapping` is a second voice talking at once over
+/// someone else's turn (exports list both there; words go to the one who carries the moment).
 public struct SpeakerTurn: Sendable, Equatable, Codable {
     public var start: Double
     public var end: Double
-    /// The media's speaker number, from 1.
+    /// The media's speaker number, from 1 (a chapter's group, from 0, inside a plan).
     public var speaker: Int
+    /// A second voice over another's turn.
+    public var overlapping: Bool
+    /// The chapter's own group the turn belongs to: what the media's final numbering maps.
+    public var group: Int?
 
-    public init(start: Double, end: Double, speaker: Int) {
+    public init(start: Double, end: Double, speaker: Int, overlapping: Bool = false, group: Int? = nil) {
         self.start = start
         self.end = end
         self.speaker = speaker
+        self.overlapping = overlapping
+        self.group = group
     }
 
-    /// A pause longer than this ends a turn even when the same voice goes on: turns say where
-    /// someone speaks, and talk time counts speech, not the silence of a long pause.
-    public static let longestPauseInTurn = 1.0
+    enum CodingKeys: String, CodingKey {
+        case start, end, speaker, overlapping, group
+    }
 
-    /// The turns of pieces labelled `speakers` (in time order): one per run of a speaker, cut at
-    /// pauses longer than `longestPauseInTurn`.
-    public static func turns(of pieces: [ClosedRange<Double>], speakers: [Int]) -> [SpeakerTurn] {
-        var turns: [SpeakerTurn] = []
-        for (piece, speaker) in zip(pieces, speakers).sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) {
-            if let last = turns.last, last.speaker == speaker, piece.lowerBound - last.end <= longestPauseInTurn {
-                turns[turns.count - 1].end = max(last.end, piece.upperBound)
-            } else {
-                if let last = turns.last, last.end > piece.lowerBound {
-                    // Overlapping pieces of two chunks: the boundary falls between them.
-                    let boundary = (last.end + piece.lowerBound) / 2
-                    turns[turns.count - 1].end = boundary
-                    turns.append(SpeakerTurn(start: boundary, end: piece.upperBound, speaker: speaker))
-                } else {
-                    turns.append(SpeakerTurn(start: piece.lowerBound, end: piece.upperBound, speaker: speaker))
-                }
-            }
-        }
-        return turns
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decode(Double.self, forKey: .start)
+        end = try container.decode(Double.self, forKey: .end)
+        speaker = try container.decode(Int.self, forKey: .speaker)
+        overlapping = try container.decodeIfPresent(Bool.self, forKey: .overlapping) ?? false
+        group = try container.decodeIfPresent(Int.self, forKey: .group)
+    }
+
+    /// Turns stored before overlap and groups existed read back as they were written.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start, forKey: .start)
+        try container.encode(end, forKey: .end)
+        try container.encode(speaker, forKey: .speaker)
+        if overlapping { try container.encode(true, forKey: .overlapping) }
+        try container.encodeIfPresent(group, forKey: .group)
     }
 
     /// The speaker at `time`: the turn holding it, else the nearest turn (a word in a pause, or
-    /// in speech too short to measure, belongs to whoever spoke closest to it). Turns in order.
+    /// in speech too short to measure, belongs to whoever spoke closest to it). Turns in order,
+    /// one speaker at a time (no `overlapping` ones).
     public static func speaker(at time: Double, in turns: [SpeakerTurn]) -> Int? {
         guard !turns.isEmpty else { return nil }
         // The first turn that ends after `time`.

@@ -93,6 +93,8 @@ enum Lifecycle {
             RETURNING m.state
             """)
         guard let row = rows.first else { return nil }
+        // Done: the media's final speakers, numbered by first appearance in the recording.
+        try await WorkStore.finalizeSpeakers(mediaID, on: connection)
         try await announceFinished(mediaID, on: connection)
         return try row.decode("state")
     }

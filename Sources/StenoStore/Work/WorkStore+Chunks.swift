@@ -62,8 +62,8 @@ extension WorkStore {
         public var costUSD: Double?
         /// What the gates held back (`AnswerGate`), kept for audit.
         public var flagged: [FlaggedText]
-        /// The voice pieces measured in the chunk's audio; nil when not measured.
-        public var voices: [VoicePiece]?
+        /// The speaker pass's windows of the chunk's audio; nil when not measured.
+        public var voices: [SegmentedWindow]?
         /// The language the answer is in (ISO 639-1): the one asked, else the one the backend
         /// said it detected; nil when neither is known.
         public var language: String?
@@ -199,7 +199,7 @@ extension WorkStore {
                 UPDATE chunks
                 SET text = \(stored.text), segments = \(Self.json(stored.segments))::jsonb, words = \(stored.words.isEmpty ? nil : Self.json(stored.words))::jsonb, encoded_bytes = \(stored.encodedBytes), backend = \(stored.backend), model = \(stored.model),
                     usage_seconds = \(stored.usageSeconds), cost_usd = \(stored.costUSD), flagged = \(stored.flagged.isEmpty ? nil : Self.json(stored.flagged))::jsonb,
-                    voices = decode(\(stored.voices.map { Data(VoicePiece.encode($0)).base64EncodedString() }), 'base64'),
+                    voices = decode(\(stored.voices.map { Data(SegmentedWindow.encode($0)).base64EncodedString() }), 'base64'),
                     state = \(literal: ChunkState.succeeded), error_class = NULL, error_message = NULL,
                     answer_held_until = NULL, answer_held_key = NULL, language = \(stored.language), finished_at = now(), updated_at = now()
                 WHERE id = \(chunk.id)

@@ -36,25 +36,27 @@ extension WorkStore {
         try await client.withTransaction { connection in
             try await connection.query("SELECT id FROM media WHERE id = \(chapter.mediaID) FOR UPDATE")
             var sentences = sentences
+            var groups = [Int?](repeating: nil, count: sentences.count)
             if let speakers {
-                sentences = SpeakerLabeling.label(sentences, turns: try await storeSpeakers(speakers, chapter: chapter, on: connection))
-                // Numbered and summed into `chapter_voices`: the pieces have served (a 40-hour
-                // book would otherwise keep 0.6 MB of them per hour of speech).
+                let resolved = try await storeSpeakers(speakers, chapter: chapter, on: connection)
+                (sentences, groups) = SpeakerLabeling.label(sentences, groupedTurns: resolved.turns)
+                // Grouped and summed into `chapter_voices`: the windows have served (a 40-hour
+                // book would otherwise keep about 1 MB of them per hour of audio).
                 try await connection.query("UPDATE chunks SET voices = NULL WHERE chapter_id = \(chapter.id) AND voices IS NOT NULL")
             } else if let turns = try await storedTurns(chapter.id, on: connection) {
-                // Merged again with its pieces gone (a merge job run twice): the turns it found stand.
-                sentences = SpeakerLabeling.label(sentences, turns: turns)
+                // Merged again with its windows gone (a merge job run twice): the turns it found stand.
+                (sentences, groups) = SpeakerLabeling.label(sentences, groupedTurns: turns)
             }
             try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
             // Counted with the segments it replaces: an export reading in batches sees the change.
             try await connection.query("UPDATE chapters SET merges = merges + 1 WHERE id = \(chapter.id)")
             try await connection.query(
                 """
-                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag, speaker)
-                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb, i.flag, i.speaker
+                INSERT INTO segments (media_id, chapter_id, index, start_seconds, end_seconds, text, words, flag, speaker, speaker_group)
+                SELECT \(chapter.mediaID), \(chapter.id), i.position - 1, i.start_seconds, i.end_seconds, i.text, i.words::jsonb, i.flag, i.speaker, i.grp
                 FROM unnest(\(sentences.map(\.start))::float8[], \(sentences.map(\.end))::float8[], \(sentences.map(\.text))::text[], \(sentences.map { $0.words.isEmpty ? nil : try Self.json($0.words) })::text[],
-                            \(sentences.map { $0.flag?.rawValue })::text[], \(sentences.map(\.speaker))::int[])
-                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, flag, speaker, position)
+                            \(sentences.map { $0.flag?.rawValue })::text[], \(sentences.map(\.speaker))::int[], \(groups)::int[])
+                    WITH ORDINALITY AS i(start_seconds, end_seconds, text, words, flag, speaker, grp, position)
                 """)
             try await connection.query(
                 """

@@ -6,63 +6,75 @@ import StenoPostgres
 extension WorkStore {
     /// What the chapter's merge needs to tell its speakers apart.
     public struct ChapterVoices: Sendable {
-        /// The voice pieces the chapter's chunks measured, each kept by the chunk that owns its
-        /// middle (chunks overlap: the owner is the one whose half of the overlap it is in).
-        public var pieces: [VoicePiece]
+        /// The segmentation windows the chapter's chunks measured (neighbouring chunks overlap,
+        /// and the windows of both are kept: the plan averages every window over a moment).
+        public var windows: [SegmentedWindow]
+        /// The speech detector's regions of the chapter; nil where a chunk was planned without
+        /// detection.
+        public var speech: [ClosedRange<Double>]?
+        /// The count the chapter's plan holds to: the media's, or only its most where the media
+        /// has more chapters (the media's final numbering holds the rest).
         public var count: SpeakerCount
+        /// The media's count.
+        public var mediaCount: SpeakerCount
     }
 
-    /// The chapter's voice pieces and its media's speaker settings; nil when the media has
+    /// The chapter's speaker windows and its media's speaker settings; nil when the media has
     /// speaker detection off.
     public func chapterVoices(_ chapterID: Int64) async throws -> ChapterVoices? {
         guard let media = try await client.query(
             """
-            SELECT m.speaker_detection, m.speakers_min, m.speakers_max
+            SELECT m.speaker_detection, m.speakers_min, m.speakers_max,
+                   (SELECT count(*) FROM chapters o WHERE o.media_id = m.id AND o.state <> \(literal: ChapterState.cancelled)) AS chapters
             FROM chapters c JOIN media m ON m.id = c.media_id WHERE c.id = \(chapterID)
             """
         ).first, try media.decode("speaker_detection", as: Bool.self) else { return nil }
         let rows = try await client.query(
             """
-            SELECT start_seconds, end_seconds, encode(voices, 'base64') AS voices
+            SELECT encode(voices, 'base64') AS voices, speech::text AS speech, speech_seconds
             FROM chunks WHERE chapter_id = \(chapterID) AND state = \(literal: ChunkState.succeeded)
             ORDER BY start_seconds, index
             """)
-        let chunks = try rows.map { row in
-            (start: try row.decode("start_seconds", as: Double.self), end: try row.decode("end_seconds", as: Double.self),
-             voices: try row.decode("voices", as: String?.self))
-        }
-        var measured: [(range: Range<Double>, pieces: [VoicePiece])] = []
-        for chunk in chunks {
-            guard let text = chunk.voices else {
-                // Measured by no worker (one with STENO_SPEAKERS=off): its words take the nearest speaker.
-                measured.append((chunk.start..<chunk.end, []))
-                continue
-            }
-            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = VoicePiece.decode([UInt8](data)) else {
-                throw StoreError(.malformedRow, "a chunk's stored voice pieces have an unexpected shape; is every process running the same Steno version?")
+        var windows: [SegmentedWindow] = []
+        var speech: [ClosedRange<Double>]? = []
+        for row in rows {
+            // Measured by no worker (one with STENO_SPEAKERS=off): its words take the nearest speaker.
+            guard let text = try row.decode("voices", as: String?.self) else { continue }
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = SegmentedWindow.decode([UInt8](data)) else {
+                throw StoreError(.malformedRow, "a chunk's stored speaker windows have an unexpected shape; is every process running the same Steno version?")
             }
             switch decoded {
-            case .pieces(let pieces): measured.append((chunk.start..<chunk.end, pieces))
-            // Measured before the upgrade by the earlier encoder, whose voices this one cannot
-            // compare: as a chunk measured by no worker (docs/speakers.md, "Upgrading").
-            case .otherEncoder: measured.append((chunk.start..<chunk.end, []))
+            case .windows(let found): windows += found
+            // Measured before the upgrade by the earlier speaker pass, whose voices this one
+            // cannot compare: as a chunk measured by no worker (docs/speakers.md, "Upgrading").
+            case .otherPass: continue
+            }
+            // Chunks planned without speech detection (no speech_seconds) hold loudness regions.
+            if try row.decode("speech_seconds", as: Double?.self) != nil,
+                let regions = try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech"))
+            {
+                speech? += regions
+            } else {
+                speech = nil
             }
         }
-        let pieces = VoicePiece.owned(byChunks: measured)
+        let mediaCount = SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max"))
+        let chapters = try media.decode("chapters", as: Int.self)
         return ChapterVoices(
-            pieces: pieces,
-            count: SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max")))
+            windows: windows, speech: speech,
+            count: chapters > 1 ? SpeakerCount(minimum: nil, maximum: mediaCount.maximum) : mediaCount, mediaCount: mediaCount)
     }
 
-    /// Numbers the chapter's speaker groups against the media's other chapters and records
-    /// them, on the merge's connection under the media's lock. Returns the chapter's turns.
-    /// A merge run again replaces its chapter's share and leaves other chapters' numbers be.
-    func storeSpeakers(_ plan: ChapterSpeakerPlan, chapter: ChapterRecord, on connection: PostgresConnection) async throws -> [SpeakerTurn] {
+    /// Gives the chapter's groups provisional numbers against the media's other chapters and
+    /// records them, on the merge's connection under the media's lock. Returns the chapter's
+    /// turns (each with its group and provisional number). A merge run again replaces its
+    /// chapter's groups and leaves other chapters' be.
+    func storeSpeakers(_ plan: ChapterSpeakerPlan, chapter: ChapterRecord, on connection: PostgresConnection) async throws -> ChapterSpeakerPlan.Resolved {
         let rows = try await connection.query(
             """
             SELECT speaker, embedding::float8[] AS embedding, pieces FROM chapter_voices
             WHERE media_id = \(chapter.mediaID) AND chapter_id <> \(chapter.id)
-            ORDER BY speaker
+            ORDER BY speaker, chapter_id, grp
             """)
         let known = SpeakerAssignment.Voice.combined(try rows.map(Self.voiceShare))
         // Numbers given by an earlier merge of this chapter (or named) stay taken.
@@ -75,17 +87,132 @@ extension WorkStore {
                 "INSERT INTO speakers (media_id, number) VALUES (\(chapter.mediaID), \(voice.number)) ON CONFLICT DO NOTHING")
             try await connection.query(
                 """
-                INSERT INTO chapter_voices (chapter_id, media_id, speaker, embedding, pieces, talk_seconds)
-                VALUES (\(chapter.id), \(chapter.mediaID), \(voice.number), \(voice.sum.map(Double.init))::float8[]::real[], \(voice.pieces), \(voice.seconds))
+                INSERT INTO chapter_voices (chapter_id, media_id, grp, speaker, embedding, pieces, talk_seconds, first_seconds)
+                VALUES (\(chapter.id), \(chapter.mediaID), \(voice.group), \(voice.number), \(voice.sum.map(Double.init))::float8[]::real[],
+                        \(voice.pieces), \(voice.seconds), \(voice.firstHeard))
                 """)
         }
         try await connection.query(
             "UPDATE chapters SET speaker_turns = \(try Self.json(resolved.turns))::jsonb WHERE id = \(chapter.id)")
-        try await recognise(mediaID: chapter.mediaID, on: connection)
-        return resolved.turns
+        try await Self.recognise(mediaID: chapter.mediaID, on: connection)
+        return resolved
     }
 
-    /// One chapter's share of a speaker, as a `chapter_voices` row holds it.
+    /// The media's final speakers, once it is done (`MediaSpeakerNumbering`): every chapter's
+    /// groups joined by voice and numbered by first appearance, written over the provisional
+    /// numbers on the speakers, the chapters' groups and turns, and the segments and their words.
+    /// A name follows the voice it was given to: the final speaker that holds most of a named
+    /// provisional speaker's talk takes the name. Runs under the media's lock, in the transaction
+    /// that finishes the media; run again (a retried chapter), it gives the same numbers.
+    static func finalizeSpeakers(_ mediaID: Int64, on connection: PostgresConnection) async throws {
+        let media = try await connection.query(
+            "SELECT speaker_detection, speakers_min, speakers_max FROM media WHERE id = \(mediaID)").first
+        guard let media, try media.decode("speaker_detection", as: Bool.self) else { return }
+        let rows = try await connection.query(
+            """
+            SELECT v.chapter_id, v.grp, v.speaker, v.embedding::float8[] AS embedding, v.pieces, v.talk_seconds,
+                   COALESCE(v.first_seconds, c.start_seconds) AS first_seconds
+            FROM chapter_voices v JOIN chapters c ON c.id = v.chapter_id
+            WHERE v.media_id = \(mediaID) AND c.state = \(literal: ChapterState.succeeded)
+            ORDER BY c.index, v.grp
+            """)
+        guard !rows.isEmpty else { return }
+        var chapterIDs: [Int64] = []
+        var chapters: [[ChapterSpeakerPlan.ChapterVoice]] = []
+        for row in rows {
+            let chapterID = try row.decode("chapter_id", as: Int64.self)
+            if chapterIDs.last != chapterID {
+                chapterIDs.append(chapterID)
+                chapters.append([])
+            }
+            chapters[chapters.count - 1].append(ChapterSpeakerPlan.ChapterVoice(
+                group: try row.decode("grp"), number: try row.decode("speaker"),
+                sum: try row.decode("embedding", as: [Double].self).map(Float.init), pieces: try row.decode("pieces"),
+                seconds: try row.decode("talk_seconds"), firstHeard: try row.decode("first_seconds")))
+        }
+        let count = SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max"))
+        let numbers = MediaSpeakerNumbering().numbers(chapters: chapters, count: count)
+
+        // Names follow their voices: each provisional speaker's talk, by final number.
+        var talk: [Int: [Int: Double]] = [:]
+        for (chapter, finals) in zip(chapters, numbers) {
+            for (voice, final) in zip(chapter, finals) { talk[voice.number, default: [:]][final, default: 0] += voice.seconds }
+        }
+        let named = try await connection.query(
+            """
+            SELECT number, name, profile_id, similarity, unmatched FROM speakers WHERE media_id = \(mediaID) ORDER BY number
+            """)
+        struct Naming {
+            var name: String?
+            var profileID: Int64?
+            var similarity: Float?
+            var unmatched: Bool
+            var weight: Double
+        }
+        var naming: [Int: Naming] = [:]
+        for row in named {
+            let number = try row.decode("number", as: Int.self)
+            guard let shares = talk[number], let (final, seconds) = shares.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) }) else { continue }
+            let candidate = Naming(
+                name: try row.decode("name"), profileID: try row.decode("profile_id"), similarity: try row.decode("similarity", as: Double?.self).map(Float.init),
+                unmatched: try row.decode("unmatched"), weight: seconds)
+            // A name a person gave outweighs one a profile gave, and more talk outweighs less.
+            func rank(_ naming: Naming) -> (Int, Double) {
+                (naming.name == nil ? 0 : naming.profileID == nil ? 2 : 1, naming.weight)
+            }
+            if let held = naming[final], rank(held) >= rank(candidate) { continue }
+            naming[final] = candidate
+        }
+        try await connection.query("DELETE FROM speakers WHERE media_id = \(mediaID)")
+        for final in Set(numbers.flatMap { $0 }).sorted() {
+            let name = naming[final]
+            try await connection.query(
+                """
+                INSERT INTO speakers (media_id, number, name, profile_id, similarity, unmatched)
+                VALUES (\(mediaID), \(final), \(name?.name), \(name?.profileID), \(name?.similarity.map(Double.init)), \(name?.unmatched ?? false))
+                """)
+        }
+        for (index, chapterID) in chapterIDs.enumerated() {
+            let groups = chapters[index].map(\.group)
+            let finals = numbers[index]
+            try await connection.query(
+                """
+                UPDATE chapter_voices v SET speaker = m.final
+                FROM unnest(\(groups)::int[], \(finals)::int[]) AS m(grp, final)
+                WHERE v.chapter_id = \(chapterID) AND v.grp = m.grp
+                """)
+            // Segments written before groups existed carry their speaker number, which was
+            // their group then (migration 0024).
+            try await connection.query(
+                """
+                UPDATE segments s SET speaker = m.final,
+                    words = CASE WHEN s.words IS NULL THEN NULL ELSE (
+                        SELECT jsonb_agg(CASE WHEN w ? 'speaker' THEN jsonb_set(w, '{speaker}', to_jsonb(m.final)) ELSE w END ORDER BY i)
+                        FROM jsonb_array_elements(s.words) WITH ORDINALITY AS e(w, i)) END
+                FROM unnest(\(groups)::int[], \(finals)::int[]) AS m(grp, final)
+                WHERE s.chapter_id = \(chapterID) AND COALESCE(s.speaker_group, s.speaker) = m.grp
+                """)
+            let byGroup = Dictionary(uniqueKeysWithValues: zip(groups, finals))
+            let stored = try await connection.query("SELECT speaker_turns::text AS turns FROM chapters WHERE id = \(chapterID)")
+                .first?.decode("turns", as: String?.self)
+            if let turns = try Self.decodeJSON([SpeakerTurn].self, stored ?? nil) {
+                // Turns stored before groups existed carry their speaker number as their group.
+                let grouped = turns.map { turn -> SpeakerTurn in
+                    var turn = turn
+                    if turn.group == nil { turn.group = turn.speaker }
+                    return turn
+                }
+                try await connection.query(
+                    """
+                    UPDATE chapters SET speaker_turns = \(try Self.json(MediaSpeakerNumbering.renumbered(grouped, numbers: byGroup)))::jsonb
+                    WHERE id = \(chapterID)
+                    """)
+            }
+        }
+        try await recognise(mediaID: mediaID, on: connection)
+    }
+
+    /// One chapter's group, as a `chapter_voices` row holds it, under its speaker's number.
     static func voiceShare(_ row: PostgresRow) throws -> SpeakerAssignment.Voice {
         SpeakerAssignment.Voice(
             number: try row.decode("speaker"), sum: try row.decode("embedding", as: [Double].self).map(Float.init),
@@ -101,13 +228,19 @@ extension WorkStore {
 
     /// Names the media's unnamed speakers after the tenant's voice profiles they match: the
     /// closest profile within `VoiceProfileMatch.threshold`, each profile at most once per media.
-    func recognise(mediaID: Int64, on connection: PostgresConnection) async throws {
+    /// Only profiles of this encoder's voices take part (one measured by GE2E before migration
+    /// 0023 names nobody until its name is given again), and none named from a speaker of this
+    /// media: its own speakers are not matched against what they taught it.
+    static func recognise(mediaID: Int64, on connection: PostgresConnection) async throws {
         let profiles = try await connection.query(
             """
             SELECT p.id, p.name, p.embedding::float8[] AS embedding FROM voice_profiles p JOIN media m ON m.tenant = p.tenant
             WHERE m.id = \(mediaID)
+              AND p.model = \(VoiceProfileMatch.model) AND array_length(p.embedding, 1) = \(literal: VoiceEmbedding.dimensions)
               AND p.id NOT IN (SELECT profile_id FROM speakers WHERE media_id = \(mediaID) AND profile_id IS NOT NULL)
-              AND ((p.for_media IS NULL AND p.named_in IS DISTINCT FROM \(mediaID)) OR p.for_media = \(mediaID))
+              AND ((p.for_media IS NULL AND p.named_in IS DISTINCT FROM \(mediaID)
+                    AND NOT EXISTS (SELECT 1 FROM voice_profile_sources s WHERE s.profile_id = p.id AND s.media_id = \(mediaID)))
+                   OR p.for_media = \(mediaID))
             """
         ).map { VoiceProfileMatch.Profile(id: try $0.decode("id"), name: try $0.decode("name"), sum: try $0.decode("embedding", as: [Double].self).map(Float.init)) }
         guard !profiles.isEmpty else { return }

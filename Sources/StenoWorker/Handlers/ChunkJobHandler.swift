@@ -38,7 +38,7 @@ public struct ChunkJobHandler: JobHandler {
     let requests: AdaptiveLimiter
     /// Measures the voices of the chunk's speech from the audio it encodes; nil with speaker
     /// detection off on this worker (`STENO_SPEAKERS=off`).
-    let speakers: SpeakerEncoder?
+    let speakers: SpeakerPass?
     /// Times the words of answers that came as text alone; nil with alignment off
     /// (`STENO_ALIGNMENT`) or without its model.
     let aligner: TextAligner?
@@ -48,7 +48,7 @@ public struct ChunkJobHandler: JobHandler {
         coverage: SpeechCoverage? = nil, speedup: Double = 1, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
         sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
-        rescue: RescuePolicy = RescuePolicy(), speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil
+        rescue: RescuePolicy = RescuePolicy(), speakers: SpeakerPass? = nil, aligner: TextAligner? = nil
     ) {
         self.rescue = rescue
         self.speakers = speakers
@@ -84,7 +84,7 @@ public struct ChunkJobHandler: JobHandler {
         case .done(let outcome): return outcome
         }
         let upload: UploadAudio
-        let voices: [VoicePiece]?
+        let voices: [SegmentedWindow]?
         switch try await encode(chunk, context) {
         case .ready(let ready): (upload, voices) = ready
         case .done(let outcome): return outcome
@@ -144,7 +144,7 @@ public struct ChunkJobHandler: JobHandler {
 
     /// Encodes the chunk's range into memory, or splits a chunk that encodes over the upload limit.
     /// From the same decode, measures the voice of each piece of the chunk's speech.
-    private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<(UploadAudio, [VoicePiece]?)> {
+    private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<(UploadAudio, [SegmentedWindow]?)> {
         let range = chunk.span
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
@@ -155,13 +155,13 @@ public struct ChunkJobHandler: JobHandler {
             try await extraction.run { try await file.encode(range, format: format, sizeLimit: limit, speed: speedup).data }
         }
         let upload: UploadAudio
-        var voices: [VoicePiece]?
+        var voices: [SegmentedWindow]?
         do {
-            if let encoder = speakers, chunk.speakerDetection {
-                let pieces = VoicePiece.plan(speech: chunk.speech, within: range.lowerBound.seconds..<range.upperBound.seconds)
+            if let pass = speakers, chunk.speakerDetection {
+                let speech = chunk.speech
                 let first = try await extraction.run { [format, speedup] in
                     try await file.encode(range, format: format, sizeLimit: limit, speed: speedup) { start in
-                        VoiceSampler(encoder: encoder, start: start, pieces: pieces)
+                        SpeakerSampler(pass: pass, start: start, expectedSamples: Int(range.length.seconds * 16_000), speech: speech)
                     }
                 }
                 upload = UploadAudio(first.chunk.data, remake: encode)

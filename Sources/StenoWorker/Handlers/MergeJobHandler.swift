@@ -10,7 +10,7 @@ public import StenoStore
 public struct MergeJobHandler: JobHandler {
     let store: WorkStore
     let merger: TranscriptMerger
-    let clustering: SpeakerClustering
+    let settings: SpeakerSettings
     /// Asks the backend again for a chunk's audio in a given language; nil keeps the answer.
     let retake: Retake?
 
@@ -20,13 +20,13 @@ public struct MergeJobHandler: JobHandler {
         -> (answer: WorkStore.StoredTranscription, paidAgain: Double, costAgain: Double?)?
 
     public init(
-        store: WorkStore, merger: TranscriptMerger = TranscriptMerger(), clustering: SpeakerClustering = SpeakerClustering(),
+        store: WorkStore, merger: TranscriptMerger = TranscriptMerger(), settings: SpeakerSettings = .calibrated,
         retake: Retake? = nil
     ) {
         self.retake = retake
         self.store = store
         self.merger = merger
-        self.clustering = clustering
+        self.settings = settings
     }
 
     public func run(_ context: JobContext) async throws -> JobOutcome {
@@ -42,14 +42,16 @@ public struct MergeJobHandler: JobHandler {
         let sentences = (merger.merge(transcripts, chapter: chapter.span.seconds) + flagged)
             .sorted { ($0.start, $0.flag == nil ? 0 : 1) < ($1.start, $1.flag == nil ? 0 : 1) }
         var plan: ChapterSpeakerPlan?
-        if let voices = try await store.chapterVoices(chapterID), !voices.pieces.isEmpty {
-            plan = await Self.offThePool { [clustering] in ChapterSpeakerPlan(pieces: voices.pieces, count: voices.count, clustering: clustering) }
+        if let voices = try await store.chapterVoices(chapterID), !voices.windows.isEmpty {
+            plan = await Self.offThePool { [settings] in
+                ChapterSpeakerPlan(windows: voices.windows, speech: voices.speech, count: voices.count, settings: settings)
+            }
         }
         try context.checkCancellation()
         let finished = try await store.storeMerge(context.lease, chapter: chapter, sentences: sentences, speakers: plan)
         context.logger.info("merged chapter", metadata: [
             "chapter.index": "\(chapter.index)", "chunks": "\(transcripts.count)", "segments": "\(sentences.count)",
-            "voice_pieces": "\(plan?.pieces.count ?? 0)", "voice_groups": "\(plan?.groupSums.count ?? 0)",
+            "voice_windows": "\(plan?.groupPieces.reduce(0, +) ?? 0)", "voice_groups": "\(plan?.groupCount ?? 0)",
         ])
         if let finished {
             context.logger.info("media finished", metadata: ["state": "\(finished.rawValue)"])

@@ -35,7 +35,7 @@ public final class WorkerRuntime: Service, Sendable {
 
     public init(
         configuration: WorkerConfiguration, database: PostgresConfiguration, client: PostgresClient,
-        transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerEncoder? = nil, aligner: TextAligner? = nil,
+        transcription: FallbackTranscriptionClient, voice: SileroModel?, speakers: SpeakerPass? = nil, aligner: TextAligner? = nil,
         metrics: WorkerMetrics = WorkerMetrics(),
         clock: any MonotonicClock = .continuous, logger: Logger
     ) throws(ChunkPlannerError) {

@@ -1,0 +1,49 @@
+/// Every setting of the speaker pass in one place, with what chose it. The values were
+/// calibrated on bench/speakers' calibration set (LibriSpeech train-clean conversations of one
+/// half of its speakers, and the calibration meeting excerpts) and are reported on its report
+/// set, which shares no voice and no meeting with it (docs/speakers.md, "How well it works").
+public struct SpeakerSettings: Sendable, Equatable {
+    // MARK: Segmentation (the chunk job)
+
+    /// Seconds between the starts of neighbouring 10 s segmentation windows. Each moment is read
+    /// by 10 / step windows, whose local speakers the merge lines up; a step of 5 s reads every
+    /// moment twice, which steadies the labels at a window's edges for twice the cost of one read.
+    public var windowStep: Double = 5
+
+    /// The longest piece of one voice measured as one (seconds): a stretch of one local speaker
+    /// talking alone is cut into even pieces no longer than this. Shorter pieces follow a turn
+    /// taken without a pause more closely; longer ones hold more of the voice.
+    public var longestPiece: Double = 2.0
+
+    /// The shortest piece measured (seconds): less says too little about a voice to place it. Its
+    /// frames take the speaker of the same local speaker's other pieces in the window, else of the
+    /// nearest voice heard.
+    public var shortestPiece: Double = 0.4
+
+    // MARK: Clustering (the chapter's merge)
+
+    /// Cosine distance at which two groups of window voices are taken for different speakers
+    /// (average linkage over CAM++ embeddings).
+    public var clusteringThreshold: Float = 0.55
+
+    /// A group with less talk than this, in seconds, is not a speaker of its own when the count
+    /// is free: a cough, a laugh, a backchannel or crosstalk joins the speaker closest to it.
+    public var smallestSpeaker: Double = 3.0
+
+    // MARK: Numbering across chapters
+
+    /// Cosine distance between two chapters' groups' centroids under which they are one voice.
+    /// Centroids of many windows sit closer than single windows do.
+    public var chapterMatchThreshold: Float = 0.45
+
+    // MARK: Turns
+
+    /// A pause longer than this ends a turn even when the same voice goes on: turns say where
+    /// someone speaks, and talk time counts speech, not the silence of a long pause.
+    public var longestPauseInTurn: Double = 1.0
+
+    public init() {}
+
+    /// The calibrated settings.
+    public static let calibrated = SpeakerSettings()
+}
