@@ -26,3 +26,7 @@ ALTER TABLE chapter_voices DROP CONSTRAINT chapter_voices_media_id_speaker_fkey;
 -- The chapter-local group a segment's words were labelled with (NULL before: the segment's
 -- speaker number, which was its group then).
 ALTER TABLE segments ADD COLUMN speaker_group integer;
+
+-- The final numbering moves a profile's record of a speaker of this media to the speaker's final
+-- number (the one that took the name), and drops a record that would then repeat another.
+GRANT UPDATE (speaker), DELETE ON voice_profile_sources TO steno_worker;

@@ -62,9 +62,12 @@ struct RolePrivilegeTests {
                 await client.shutdown()
                 #expect(try await allowed(connection, "SELECT steno_over_budget(name, now()) FROM tenants"))
                 #expect(try await !allowed(connection, "UPDATE tenants SET share = 100 WHERE name = 'default'"), "a worker raises no tenant's share")
-                // The merge reads a tenant's voices; only a person names them.
+                // The merge reads a tenant's voices and moves a record to its speaker's final
+                // number; only a person names them or changes what a voice is.
                 #expect(try await allowed(connection, "SELECT count(*) FROM voice_profile_sources"))
-                #expect(try await !allowed(connection, "DELETE FROM voice_profile_sources"), "a worker changes no profile's voices")
+                #expect(try await !allowed(connection, "UPDATE voice_profile_sources SET embedding = '{1}'"), "a worker changes no profile's voices")
+                #expect(try await !allowed(connection, "INSERT INTO voice_profile_sources (profile_id, embedding, pieces) VALUES (1, '{1}', 1)"))
+                #expect(try await !allowed(connection, "UPDATE voice_profiles SET embedding = '{1}'"))
 
                 #expect(try await !allowed(connection, "INSERT INTO media (source) VALUES ('/media/evil.mp3')"))
                 #expect(try await !allowed(connection, "UPDATE media SET source = '/etc/shadow' WHERE id = $1", [mediaID]))

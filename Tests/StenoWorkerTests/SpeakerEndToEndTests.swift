@@ -196,7 +196,9 @@ struct SpeakerEndToEndTests {
                     let recognised = try #require(nextSpeakers.first { $0.number == sltThere })
                     print("recognised speaker \(recognised.number) of media \(next) as \(recognised.name ?? "nobody"), similarity \(recognised.similarity ?? 0)")
                     #expect(recognised.name == "Ada")
-                    #expect((recognised.similarity ?? 0) > 0.75 && recognised.profileID != nil)
+                    // Well inside the profile threshold (CAM++ puts one voice's two recordings at a
+                    // similarity of about 0.85; the threshold is 0.47), not at its edge.
+                    #expect((recognised.similarity ?? 0) > 1 - Double(VoiceProfileMatch.defaultThreshold) + 0.1 && recognised.profileID != nil)
                     #expect(nextSpeakers.filter { $0.name == "Ada" }.count == 1)
                     #expect(try await admin.speakers(mediaID: other).allSatisfy { $0.name == nil }, "a profile never crosses tenants")
                     // Undone: the name goes, and no profile gives it again in that media.

@@ -75,6 +75,9 @@ struct ReaderView: Sendable {
     var lang: String?
     var speakers: [Speaker]
     var hasSpeakers: Bool
+    /// While a chapter is still to come, the numbers are the merges' provisional ones: the
+    /// media's final numbering (by first appearance) may change them when it is done.
+    var speakersProvisional: Bool
     /// This chapter's reader, where a rename comes back to.
     var readerLink: String
 
@@ -103,6 +106,7 @@ struct ReaderView: Sendable {
                 share: "\(Int((100 * speaker.talkSeconds / total).rounded())) %", renameAction: "/media/\(id)/speaker-\(speaker.number)")
         }
         hasSpeakers = !speakers.isEmpty
+        speakersProvisional = page.chapters.contains { !$0.state.isFinished }
         readerLink = "/media/\(id)/read?chapter=\(page.chapter)"
         segments = page.segments.map { segment in
             Segment(

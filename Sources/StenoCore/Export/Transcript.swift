@@ -59,9 +59,16 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var flag: FlagReason?
         /// Who said it, as exports show it; nil with fewer than two speakers.
         public var speaker: String?
+        /// The other speakers heard at once during it (overlapping speech), as exports name
+        /// them; nil where no one else is. Only the JSON export shows it.
+        public var overlapping: [String]?
 
-        public init(start: Double, end: Double, text: String, words: [Word]? = nil, flag: FlagReason? = nil, speaker: String? = nil) {
+        public init(
+            start: Double, end: Double, text: String, words: [Word]? = nil, flag: FlagReason? = nil, speaker: String? = nil,
+            overlapping: [String]? = nil
+        ) {
             self.speaker = speaker
+            self.overlapping = overlapping
             self.flag = flag
             self.start = start
             self.end = end

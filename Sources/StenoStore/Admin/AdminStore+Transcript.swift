@@ -176,6 +176,21 @@ extension AdminStore {
                 "chapter \(read.chapterNumber) of media \(read.mediaID) was transcribed again while its transcript was read, so what was read mixes two transcripts",
                 hint: "export it again: `steno transcript \(read.mediaID)` reads the new one whole")
         }
+        // The second voices heard over this batch's stretch (the chapter's overlapping turns).
+        var overlaps: [SpeakerTurn] = []
+        if read.speakerLabels != nil, let first = rows.first, try first.decode("text", as: String?.self) != nil {
+            let lower = try rows.compactMap { try $0.decode("start_seconds", as: Double?.self) }.min() ?? 0
+            let upper = try rows.compactMap { try $0.decode("end_seconds", as: Double?.self) }.max() ?? 0
+            overlaps = try await client.query(
+                """
+                SELECT (t->>'start')::float8 AS start, (t->>'end')::float8 AS stop, (t->>'speaker')::int AS speaker
+                FROM chapters c, jsonb_array_elements(c.speaker_turns) AS t
+                WHERE c.id = \(read.chapterID) AND jsonb_typeof(c.speaker_turns) = 'array' AND (t->>'overlapping')::boolean
+                  AND (t->>'end')::float8 > \(lower) AND (t->>'start')::float8 < \(upper)
+                ORDER BY 1
+                """
+            ).map { SpeakerTurn(start: try $0.decode("start"), end: try $0.decode("stop"), speaker: try $0.decode("speaker"), overlapping: true) }
+        }
         var segments: [Transcript.Segment] = []
         segments.reserveCapacity(rows.count)
         for row in rows {
@@ -188,11 +203,17 @@ extension AdminStore {
                     return labelled
                 }
             }
+            let start = try row.decode("start_seconds", as: Double.self)
+            let end = try row.decode("end_seconds", as: Double.self)
+            let number = try row.decode("speaker", as: Int?.self)
+            var others: [String] = []
+            for turn in overlaps where turn.end > start && turn.start < end && turn.speaker != number {
+                if let name = read.speakerLabels?[turn.speaker], !others.contains(name) { others.append(name) }
+            }
             segments.append(
                 Transcript.Segment(
-                    start: try row.decode("start_seconds"), end: try row.decode("end_seconds"), text: text,
-                    words: words, flag: try row.decode("flag", as: FlagReason?.self),
-                    speaker: try row.decode("speaker", as: Int?.self).flatMap { read.speakerLabels?[$0] }))
+                    start: start, end: end, text: text, words: words, flag: try row.decode("flag", as: FlagReason?.self),
+                    speaker: number.flatMap { read.speakerLabels?[$0] }, overlapping: others.isEmpty ? nil : others))
         }
         return segments
     }

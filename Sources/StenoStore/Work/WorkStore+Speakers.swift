@@ -150,6 +150,11 @@ extension WorkStore {
             var weight: Double
         }
         var naming: [Int: Naming] = [:]
+        // Where each provisional speaker's voice went: the final speaker with most of its talk.
+        var moved: [Int: Int] = [:]
+        for (number, shares) in talk {
+            if let (final, _) = shares.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) }) { moved[number] = final }
+        }
         for row in named {
             let number = try row.decode("number", as: Int.self)
             guard let shares = talk[number], let (final, seconds) = shares.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) }) else { continue }
@@ -172,6 +177,24 @@ extension WorkStore {
                 VALUES (\(mediaID), \(final), \(name?.name), \(name?.profileID), \(name?.similarity.map(Double.init)), \(name?.unmatched ?? false))
                 """)
         }
+        // A profile's records of this media's speakers follow their voices too; one that would
+        // repeat another record of the same profile and speaker goes.
+        let provisional = moved.keys.sorted()
+        try await connection.query(
+            """
+            UPDATE voice_profile_sources s SET speaker = -m.final
+            FROM unnest(\(provisional)::int[], \(provisional.map { moved[$0]! })::int[]) AS m(number, final)
+            WHERE s.media_id = \(mediaID) AND s.speaker = m.number
+            """)
+        try await connection.query(
+            """
+            DELETE FROM voice_profile_sources s
+            WHERE s.media_id = \(mediaID) AND s.speaker < 0
+              AND EXISTS (SELECT 1 FROM voice_profile_sources o
+                          WHERE o.profile_id = s.profile_id AND o.media_id = s.media_id
+                            AND (o.speaker = -s.speaker OR (o.speaker = s.speaker AND o.id > s.id)))
+            """)
+        try await connection.query("UPDATE voice_profile_sources SET speaker = -speaker WHERE media_id = \(mediaID) AND speaker < 0")
         for (index, chapterID) in chapterIDs.enumerated() {
             let groups = chapters[index].map(\.group)
             let finals = numbers[index]
