@@ -185,4 +185,21 @@ struct SpeakerSegmenterTests {
         }
         #expect(argmax == reference.argmax)
     }
+
+    @Test("the speaker pass reads audio shorter than a window as it is: its own frames, one voice measured in pieces of at most 2 s")
+    func shortAudio() async throws {
+        let clip = try await SpeakerEncoderTests.samples(SpeakerEncoderTests.fixtures.appendingPathComponent("synthetic-reference.flac"), 0, 54_000)
+        let pass = SpeakerPass(segmentation: try SegmentationModelFile.model(), encoder: try SpeakerModelFile.model())
+        let windows = pass.windows(of: clip, start: 7, speech: nil)
+        #expect(windows.count == 1)
+        let window = try #require(windows.first)
+        #expect(window.start == 7)
+        #expect(window.activity.count == SpeakerSegmenter.frames(samples: 54_000) && window.activity.count < SegmentedWindow.frames)
+        // flite's slt speaks from 0.2 to 3.26 s: one local speaker, most of the frames.
+        let talking = window.activity.filter { $0 != 0 }.count
+        #expect(Double(talking) * SegmentedWindow.frameStep > 2.5)
+        #expect(!window.pieces.isEmpty && Set(window.pieces.map(\.local)).count == 1)
+        #expect(window.pieces.allSatisfy { Double($0.frames.count) * SegmentedWindow.frameStep <= pass.settings.longestPiece + 0.02 })
+        #expect(SpeakerSegmenter.frames(samples: SegmentationModel.windowSamples) == SpeakerSegmenter.framesPerWindow)
+    }
 }

@@ -84,16 +84,23 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
         for _ in 0..<2 {
             var groups = Set(labels).sorted()
             let talk = groups.map { group in zip(units, labels).filter { $0.1 == group }.reduce(0) { $0 + $1.0.seconds } }
-            if count.minimum == nil {
-                let large = groups.indices.filter { talk[$0] >= settings.smallestSpeaker }
-                let keep = large.isEmpty ? [talk.indices.max { talk[$0] < talk[$1] }!] : large
-                groups = keep.map { groups[$0] }
-            }
-            let centroids = groups.map { group in
+            let centroid = { (group: Int) in
                 VoiceEmbedding.normalized(VoiceEmbedding.sum(zip(units, labels).filter { $0.1 == group }.map { unit, _ in
                     unit.embedding.map { $0 * Float(unit.seconds) }
                 }))
             }
+            if count.minimum == nil {
+                let large = groups.indices.filter { talk[$0] >= settings.smallestSpeaker }
+                var keep = large.isEmpty ? [talk.indices.max { talk[$0] < talk[$1] }!] : large
+                let kept = keep.map { centroid(groups[$0]) }
+                // Short but clearly someone else: kept.
+                for index in groups.indices where !keep.contains(index) && talk[index] >= settings.smallestDistinctSpeaker {
+                    let own = centroid(groups[index])
+                    if kept.allSatisfy({ VoiceEmbedding.distance($0, own) > settings.distinctSpeaker }) { keep.append(index) }
+                }
+                groups = keep.sorted().map { groups[$0] }
+            }
+            let centroids = groups.map(centroid)
             labels = units.map { unit in groups[centroids.indices.max { VoiceEmbedding.dot(centroids[$0], unit.embedding) < VoiceEmbedding.dot(centroids[$1], unit.embedding) }!] }
         }
         return SpeakerClustering.renumbered(labels)
@@ -122,23 +129,23 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
         let step = SegmentedWindow.frameStep
         let origin = windows[0].start
         let offsets = windows.map { Int((($0.start - origin) / step).rounded()) }
-        let cells = zip(windows, offsets).map { $1 + $0.owned.upperBound }.max() ?? 0
+        let cells = zip(windows, offsets).map { $1 + min($0.owned.upperBound, $0.activity.count) }.max() ?? 0
         var heard = [[Int]](repeating: [], count: cells)
         var voices = [Int](repeating: 0, count: cells)
         for (index, window) in windows.enumerated() {
             // Per local speaker, the group of the piece covering each frame, else the nearest.
-            var groupOf = [[Int?]](repeating: [Int?](repeating: nil, count: SegmentedWindow.frames), count: SegmentedWindow.localSpeakers)
+            var groupOf = [[Int?]](repeating: [Int?](repeating: nil, count: window.activity.count), count: SegmentedWindow.localSpeakers)
             for local in 0..<SegmentedWindow.localSpeakers {
                 let pieces = window.pieces.indices.filter { window.pieces[$0].local == local }
                 guard !pieces.isEmpty else { continue }
-                for frame in window.owned {
+                for frame in window.owned.clamped(to: 0..<window.activity.count) {
                     let nearest = pieces.min { a, b in
                         Self.distance(frame, window.pieces[a].frames) < Self.distance(frame, window.pieces[b].frames)
                     }!
                     groupOf[local][frame] = pieceGroups[index][nearest]
                 }
             }
-            for frame in window.owned {
+            for frame in window.owned.clamped(to: 0..<window.activity.count) {
                 let cell = offsets[index] + frame
                 let mask = window.activity[frame]
                 voices[cell] = max(voices[cell], mask.nonzeroBitCount)

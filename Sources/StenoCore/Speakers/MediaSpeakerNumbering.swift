@@ -30,21 +30,31 @@ public struct MediaSpeakerNumbering: Sendable {
             let clustering = SpeakerClustering(threshold: settings.chapterMatchThreshold)
             labels = clustering.cluster(centroids, sizes: flat.map { max(1, $0.voice.pieces) }, count: count, apart: flat.map(\.chapter))
         }
-        // A speaker with less talk than the smallest, where the count is free, joins the closest.
+        // A speaker with less talk than the smallest, where the count is free, joins the closest,
+        // unless it is short but clearly someone else (as a chapter's plan keeps it).
         if count.minimum == nil {
+            var distinct: Set<Int> = []
             while true {
                 let speakers = Set(labels).sorted()
                 guard speakers.count > 1 else { break }
                 let talk = speakers.map { speaker in flat.indices.filter { labels[$0] == speaker }.reduce(0) { $0 + flat[$1].voice.seconds } }
-                guard let smallest = talk.indices.min(by: { (talk[$0], speakers[$0]) < (talk[$1], speakers[$1]) }),
+                guard let smallest = talk.indices.filter({ !distinct.contains(speakers[$0]) })
+                    .min(by: { (talk[$0], speakers[$0]) < (talk[$1], speakers[$1]) }),
                     talk[smallest] < settings.smallestSpeaker
                 else { break }
                 let centroid = { (speaker: Int) in
                     VoiceEmbedding.normalized(VoiceEmbedding.sum(flat.indices.filter { labels[$0] == speaker }.map { flat[$0].voice.sum }))
                 }
                 let own = centroid(speakers[smallest])
-                let target = speakers.filter { $0 != speakers[smallest] }
-                    .max { VoiceEmbedding.dot(own, centroid($0)) < VoiceEmbedding.dot(own, centroid($1)) }!
+                let others = speakers.filter { $0 != speakers[smallest] }
+                let larger = others.filter { other in talk[speakers.firstIndex(of: other)!] >= settings.smallestSpeaker }
+                if talk[smallest] >= settings.smallestDistinctSpeaker, !larger.isEmpty,
+                    larger.allSatisfy({ VoiceEmbedding.distance(centroid($0), own) > settings.distinctSpeaker })
+                {
+                    distinct.insert(speakers[smallest])
+                    continue
+                }
+                let target = others.max { VoiceEmbedding.dot(own, centroid($0)) < VoiceEmbedding.dot(own, centroid($1)) }!
                 labels = labels.map { $0 == speakers[smallest] ? target : $0 }
             }
         }

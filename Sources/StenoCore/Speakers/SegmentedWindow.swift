@@ -39,8 +39,8 @@ public struct SegmentedWindow: Sendable, Equatable {
         self.pieces = pieces
     }
 
-    /// The segmentation model's frames: 589 to a 10 s window, one every 16.875 ms (270 samples),
-    /// each reading 61.9 ms (991 samples).
+    /// The segmentation model's frames: 589 to a 10 s window (fewer where the audio is shorter),
+    /// one every 16.875 ms (270 samples), each reading 61.9 ms (991 samples).
     public static let frames = 589
     public static let frameStep = 0.016875
     public static let frameDuration = 0.0619375
@@ -68,7 +68,8 @@ extension SegmentedWindow {
     }
 
     /// The windows as `chunks.voices` stores them, little-endian: a format byte; then per window
-    /// its start (float64), its owned frames (two uint16), the frames' activity (a byte each),
+    /// its start (float64), its frame count and owned frames (three uint16), the frames' activity
+    /// (a byte each),
     /// its piece count (uint16), and per piece its local speaker (a byte), frames (two uint16),
     /// and embedding as a scale (float32) and its values quantised to a signed byte of that scale
     /// (cosine similarities move by under 1e-3). About 1 KB a window and 0.2 KB a piece: a little
@@ -78,8 +79,9 @@ extension SegmentedWindow {
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        for window in windows where window.activity.count == frames {
+        for window in windows where window.activity.count <= frames {
             append(window.start.bitPattern)
+            append(UInt16(window.activity.count))
             append(UInt16(clamping: window.owned.lowerBound))
             append(UInt16(clamping: window.owned.upperBound))
             bytes.append(contentsOf: window.activity)
@@ -115,18 +117,19 @@ extension SegmentedWindow {
             return value
         }
         while offset < bytes.count {
-            guard let startBits = integer(UInt64.self), let lower = integer(UInt16.self), let upper = integer(UInt16.self),
-                lower <= upper, Int(upper) <= frames, bytes.count - offset >= frames
+            guard let startBits = integer(UInt64.self), let count = integer(UInt16.self).map(Int.init), count <= frames,
+                let lower = integer(UInt16.self), let upper = integer(UInt16.self),
+                lower <= upper, Int(upper) <= count, bytes.count - offset >= count
             else { return nil }
-            let activity = Array(bytes[offset..<(offset + frames)])
-            offset += frames
-            guard let count = integer(UInt16.self) else { return nil }
+            let activity = Array(bytes[offset..<(offset + count)])
+            offset += count
+            guard let pieceCount = integer(UInt16.self) else { return nil }
             var pieces: [Piece] = []
-            for _ in 0..<Int(count) {
+            for _ in 0..<Int(pieceCount) {
                 guard offset < bytes.count else { return nil }
                 let local = Int(bytes[offset])
                 offset += 1
-                guard let first = integer(UInt16.self), let end = integer(UInt16.self), first <= end, Int(end) <= frames,
+                guard let first = integer(UInt16.self), let end = integer(UInt16.self), first <= end, Int(end) <= count,
                     let scaleBits = integer(UInt32.self), bytes.count - offset >= VoiceEmbedding.dimensions
                 else { return nil }
                 let scale = Float(bitPattern: scaleBits)

@@ -31,6 +31,13 @@ public struct SpeakerSettings: Sendable, Equatable {
     /// is free: a cough, a laugh, a backchannel or crosstalk joins the speaker closest to it.
     public var smallestSpeaker: Double = 3.0
 
+    /// A group with less talk than `smallestSpeaker` is still a speaker of its own when its voice
+    /// lies further than this (cosine distance) from every larger speaker's, and it talks for at
+    /// least `smallestDistinctSpeaker`: a short turn of someone clearly else, as a meeting's
+    /// quieter people have, not a cough or a stray piece of a known voice.
+    public var distinctSpeaker: Float = 0.7
+    public var smallestDistinctSpeaker: Double = 1.0
+
     // MARK: Numbering across chapters
 
     /// Cosine distance between two chapters' groups' centroids under which they are one voice.

@@ -76,7 +76,9 @@ extension WorkStore {
             WHERE media_id = \(chapter.mediaID) AND chapter_id <> \(chapter.id)
             ORDER BY speaker, chapter_id, grp
             """)
-        let known = SpeakerAssignment.Voice.combined(try rows.map(Self.voiceShare))
+        // Chapters merged by the earlier encoder (GE2E, 256 values) cannot be compared with this
+        // one's voices: their speakers keep their numbers, and this chapter's groups are new.
+        let known = SpeakerAssignment.Voice.combined(try rows.map(Self.voiceShare).filter { $0.sum.count == VoiceEmbedding.dimensions })
         // Numbers given by an earlier merge of this chapter (or named) stay taken.
         let taken = try await connection.query("SELECT number FROM speakers WHERE media_id = \(chapter.mediaID)")
             .map { try $0.decode("number", as: Int.self) }
@@ -117,6 +119,9 @@ extension WorkStore {
             ORDER BY c.index, v.grp
             """)
         guard !rows.isEmpty else { return }
+        // A media some of whose chapters the earlier encoder (GE2E) measured, before the upgrade,
+        // keeps the numbers its merges gave: their voices cannot be compared with this one's.
+        guard try rows.allSatisfy({ try $0.decode("embedding", as: [Double].self).count == VoiceEmbedding.dimensions }) else { return }
         var chapterIDs: [Int64] = []
         var chapters: [[ChapterSpeakerPlan.ChapterVoice]] = []
         for row in rows {

@@ -57,19 +57,28 @@ public struct SpeakerPass: Sendable {
             return speech.contains { $0.lowerBound < upper && $0.upperBound > lower }
         }
         guard !chosen.isEmpty else { return [] }
+        // Audio shorter than a window is read as it is (its frames only): zeros to make up 10 s
+        // would cost a whole window's reading for a short chunk. Shorter than the segmenter can
+        // read, it is padded to that.
         let audio = chosen.map { index -> [Float] in
             let first = all[index]
             var piece = Array(samples[first..<min(samples.count, first + window)])
-            if piece.count < window { piece += [Float](repeating: 0, count: window - piece.count) }
+            if piece.count < SpeakerSegmenter.shortestWindow {
+                piece += [Float](repeating: 0, count: SpeakerSegmenter.shortestWindow - piece.count)
+            }
             return piece
         }
-        let probabilities = segmenter.logProbabilities(of: audio)
+        let probabilities = Dictionary(grouping: audio.indices) { audio[$0].count }.values.reduce(into: [[Float]](repeating: [], count: audio.count)) {
+            result, group in
+            for (position, output) in zip(group, segmenter.logProbabilities(of: group.map { audio[$0] })) { result[position] = output }
+        }
         return chosen.indices.map { position in
             let index = chosen[position]
             let real = min(window, samples.count - all[index])
             let activity = Self.activity(probabilities[position], realSamples: real)
-            let pieces = self.pieces(activity: activity, owned: owned[index], audio: audio[position], realSamples: real)
-            return SegmentedWindow(start: start + Double(all[index]) / rate, activity: activity, owned: owned[index], pieces: pieces)
+            let mine = owned[index].clamped(to: 0..<activity.count)
+            let pieces = self.pieces(activity: activity, owned: mine, audio: audio[position], realSamples: real)
+            return SegmentedWindow(start: start + Double(all[index]) / rate, activity: activity, owned: mine, pieces: pieces)
         }
     }
 
@@ -85,7 +94,7 @@ public struct SpeakerPass: Sendable {
     /// that read past the audio (a short window's zero padding) hear no one.
     static func activity(_ logProbabilities: [Float], realSamples: Int) -> [UInt8] {
         let classes = SegmentationModel.classes
-        return (0..<SpeakerSegmenter.framesPerWindow).map { frame in
+        return (0..<(logProbabilities.count / classes)).map { frame in
             guard frame * frameStepSamples + frameSamples / 2 < realSamples else { return 0 }
             let row = frame * classes
             let best = (0..<classes).max { logProbabilities[row + $0] < logProbabilities[row + $1] }!

