@@ -19,16 +19,18 @@ public enum MatrixProduct {
             1, a, blasint(inner), b, blasint(inner), accumulate ? 1 : 0, c, blasint(columns))
     }
 
-    /// `c[rows × columns] = a[rows × inner] · b[inner × columns]`.
+    /// `c[rows × columns] = a[rows × inner] · b[inner × columns]`, where a row of `c` starts
+    /// `cStride` elements after the one before (`columns` when nil): a block of columns of a
+    /// wider matrix.
     public static func multiply(
         _ a: UnsafePointer<Float>, by b: UnsafePointer<Float>, into c: UnsafeMutablePointer<Float>,
-        rows: Int, columns: Int, inner: Int
+        rows: Int, columns: Int, inner: Int, cStride: Int? = nil
     ) {
         guard rows > 0, columns > 0 else { return }
         _ = singleThreaded
         cblas_sgemm(
             CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows), blasint(columns), blasint(inner),
-            1, a, blasint(inner), b, blasint(columns), 0, c, blasint(columns))
+            1, a, blasint(inner), b, blasint(columns), 0, c, blasint(cStride ?? columns))
     }
 
     /// Set once per process, before the first product.

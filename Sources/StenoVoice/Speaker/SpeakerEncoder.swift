@@ -53,10 +53,11 @@ public struct SpeakerEncoder: Sendable {
 
     /// Frames of filter bank run through the network together: the matrix products then span
     /// several short pieces (every convolution is applied to each piece on its own, padded at its
-    /// own edges). Measured on one core (`steno-bench speakers-speed`, 149 s of speech): 44x real
-    /// time a piece at a time, 46x at 250 frames, 43x at 400 and 41x at 800, where the widest
-    /// layer's im2col copy (288 rows × 40 columns a frame) outgrows the caches.
-    static let batchFrames = 250
+    /// own edges). Measured on one core (`steno-bench speakers-speed`, 149 s of speech, best of
+    /// four, alternating): 3.02 s at 250 frames, 2.93-2.97 s at 1000, once the 2-D convolutions
+    /// copied one output frequency at a time (before that, 800 frames had been slower than 250:
+    /// the widest layer's whole im2col copy outgrew the caches).
+    static let batchFrames = 1000
 
     /// The network's features of `samples`: the filter bank, [frames][80], with its mean over
     /// the piece subtracted from each band.
@@ -224,28 +225,28 @@ public struct SpeakerEncoder: Sendable {
             for piece in time.lengths.indices {
                 let row = channel * total + time.offsets[piece]
                 let length = time.lengths[piece]
-                var sum: Float = 0
-                for frame in 0..<length { sum += hidden[row + frame] }
-                let mean = sum / Float(length)
-                for index in 0..<segments[piece] {
+                let parts = (0..<segments[piece]).map { index in
+                    hidden[(row + index * segment)..<(row + min(length, (index + 1) * segment))].reduce(0, +)
+                }
+                let mean = parts.reduce(0, +) / Float(length)
+                for (index, part) in parts.enumerated() {
                     let lower = index * segment
-                    let upper = min(length, lower + segment)
-                    var part: Float = 0
-                    for frame in lower..<upper { part += hidden[row + frame] }
-                    context[channel * allSegments + firstSegment[piece] + index] = mean + part / Float(upper - lower)
+                    context[channel * allSegments + firstSegment[piece] + index] = mean + part / Float(min(length, lower + segment) - lower)
                 }
             }
         }
         var squeezed = Self.product(layer.context1, context, inner: b, columns: allSegments)
         Self.rectify(&squeezed)
-        let gates = Self.product(layer.context2, squeezed, inner: b / 2, columns: allSegments)
+        // One gate per channel and segment: the sigmoid once per segment, not once per frame.
+        let gates = Self.product(layer.context2, squeezed, inner: b / 2, columns: allSegments).map { 1 / (1 + expf(-$0)) }
         local.withUnsafeMutableBufferPointer { local in
             for channel in 0..<SpeakerEncoderModel.growth {
                 for piece in time.lengths.indices {
                     let row = channel * total + time.offsets[piece]
-                    for frame in 0..<time.lengths[piece] {
-                        let gate = gates[channel * allSegments + firstSegment[piece] + frame / segment]
-                        local[row + frame] *= 1 / (1 + expf(-gate))
+                    let length = time.lengths[piece]
+                    for index in 0..<segments[piece] {
+                        let gate = gates[channel * allSegments + firstSegment[piece] + index]
+                        for frame in (index * segment)..<min(length, (index + 1) * segment) { local[row + frame] *= gate }
                     }
                 }
             }
@@ -256,6 +257,11 @@ public struct SpeakerEncoder: Sendable {
     /// A convolution over [inputs][frequencies][Σ times], `kernel`×`kernel` with `kernel`/2
     /// padding, stride `stride` on frequencies and 1 on times, each piece padded at its own
     /// edges: [outputs][reduced][Σ times].
+    ///
+    /// One product per output frequency, each from an im2col copy of that frequency's inputs
+    /// alone ([inputs·kernel²][Σ times]): about 300 KB at 250 frames, which stays in the core's
+    /// cache between the copy and the product, where the whole layer's copy (40 frequencies of
+    /// it) went out to memory and back.
     static func convolve2D(
         _ x: [Float], frequencies: Int, time: Layout, _ convolution: SpeakerEncoderModel.Convolution, kernel: Int, stride: Int,
         scratch: inout [Float]
@@ -264,38 +270,50 @@ public struct SpeakerEncoder: Sendable {
         let times = time.total
         let reduced = (frequencies + 2 * padding - kernel) / stride + 1
         let rows = convolution.inputs * kernel * kernel
-        let columns = reduced * times
-        if scratch.count < rows * columns { scratch = [Float](repeating: 0, count: rows * columns) }
-        x.withUnsafeBufferPointer { x in
-            scratch.withUnsafeMutableBufferPointer { columnsOut in
-                for input in 0..<convolution.inputs {
-                    for kf in 0..<kernel {
-                        for kt in 0..<kernel {
-                            let row = columnsOut.baseAddress! + ((input * kernel + kf) * kernel + kt) * columns
-                            let shift = kt - padding
-                            for f in 0..<reduced {
-                                let target = row + f * times
+        if scratch.count < rows * times { scratch = [Float](repeating: 0, count: rows * times) }
+        let outputs = convolution.outputs
+        return [Float](unsafeUninitializedCapacity: outputs * reduced * times) { out, initialized in
+            x.withUnsafeBufferPointer { x in
+                scratch.withUnsafeMutableBufferPointer { columnsOut in
+                    for f in 0..<reduced {
+                        for input in 0..<convolution.inputs {
+                            for kf in 0..<kernel {
                                 let source = f * stride + kf - padding
-                                guard source >= 0, source < frequencies else {
-                                    target.update(repeating: 0, count: times)
-                                    continue
-                                }
-                                let line = x.baseAddress! + (input * frequencies + source) * times
-                                for (offset, length) in zip(time.offsets, time.lengths) {
-                                    let piece = target + offset
-                                    let lower = max(0, -shift)
-                                    let upper = min(length, length - shift)
-                                    if lower > 0 { piece.update(repeating: 0, count: min(lower, length)) }
-                                    if upper < length { (piece + max(upper, 0)).update(repeating: 0, count: length - max(upper, 0)) }
-                                    if upper > lower { (piece + lower).update(from: line + offset + lower + shift, count: upper - lower) }
+                                for kt in 0..<kernel {
+                                    let row = columnsOut.baseAddress! + ((input * kernel + kf) * kernel + kt) * times
+                                    guard source >= 0, source < frequencies else {
+                                        row.update(repeating: 0, count: times)
+                                        continue
+                                    }
+                                    let shift = kt - padding
+                                    let line = x.baseAddress! + (input * frequencies + source) * times
+                                    for (offset, length) in zip(time.offsets, time.lengths) {
+                                        let piece = row + offset
+                                        let lower = max(0, -shift)
+                                        let upper = min(length, length - shift)
+                                        if lower > 0 { piece.update(repeating: 0, count: min(lower, length)) }
+                                        if upper < length { (piece + max(upper, 0)).update(repeating: 0, count: length - max(upper, 0)) }
+                                        if upper > lower { (piece + lower).update(from: line + offset + lower + shift, count: upper - lower) }
+                                    }
                                 }
                             }
+                        }
+                        convolution.weights.withUnsafeBufferPointer { weights in
+                            MatrixProduct.multiply(
+                                weights.baseAddress!, by: columnsOut.baseAddress!, into: out.baseAddress! + f * times,
+                                rows: outputs, columns: times, inner: rows, cStride: reduced * times)
                         }
                     }
                 }
             }
+            let columns = reduced * times
+            for output in 0..<outputs {
+                let bias = convolution.bias[output]
+                guard bias != 0 else { continue }
+                for column in 0..<columns { out[output * columns + column] += bias }
+            }
+            initialized = outputs * columns
         }
-        return product(convolution, scratch, inner: rows, columns: columns)
     }
 
     /// A 1-D convolution over [inputs][Σ times] with (kernel - 1)/2 · dilation padding at each
@@ -322,10 +340,20 @@ public struct SpeakerEncoder: Sendable {
                             let source = line + time.offsets[piece]
                             let length = time.lengths[piece]
                             let target = row + out.offsets[piece]
-                            for frame in 0..<out.lengths[piece] {
-                                let at = frame * stride + shift
-                                target[frame] = at >= 0 && at < length ? source[at] : 0
+                            let produced = out.lengths[piece]
+                            guard stride == 1 else {
+                                for frame in 0..<produced {
+                                    let at = frame * stride + shift
+                                    target[frame] = at >= 0 && at < length ? source[at] : 0
+                                }
+                                continue
                             }
+                            // Stride 1: one copy of the frames in reach, zeros at either edge.
+                            let lower = min(produced, max(0, -shift))
+                            let upper = max(lower, min(produced, length - shift))
+                            if lower > 0 { target.update(repeating: 0, count: lower) }
+                            if upper > lower { (target + lower).update(from: source + lower + shift, count: upper - lower) }
+                            if upper < produced { (target + upper).update(repeating: 0, count: produced - upper) }
                         }
                     }
                 }
@@ -336,20 +364,20 @@ public struct SpeakerEncoder: Sendable {
 
     /// `convolution`'s weights times `columns` ([inner][columns]), plus its bias.
     private static func product(_ convolution: SpeakerEncoderModel.Convolution, _ input: [Float], inner: Int, columns: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: convolution.outputs * columns)
-        input.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { out in
+        // sgemm overwrites every element (its beta is 0): no zeros to write first.
+        [Float](unsafeUninitializedCapacity: convolution.outputs * columns) { out, initialized in
+            input.withUnsafeBufferPointer { input in
                 MatrixProduct.multiply(
                     convolution.weights, by: input.baseAddress!, into: out.baseAddress!,
                     rows: convolution.outputs, columns: columns, inner: inner)
-                for output in 0..<convolution.outputs {
-                    let bias = convolution.bias[output]
-                    guard bias != 0 else { continue }
-                    for column in 0..<columns { out[output * columns + column] += bias }
-                }
             }
+            for output in 0..<convolution.outputs {
+                let bias = convolution.bias[output]
+                guard bias != 0 else { continue }
+                for column in 0..<columns { out[output * columns + column] += bias }
+            }
+            initialized = convolution.outputs * columns
         }
-        return out
     }
 
     /// A batch norm (and a ReLU) applied to [channels][length], channel by channel.
