@@ -136,26 +136,47 @@ struct DeathVerdictTests {
         #expect(DeathRecord(exit: Self.segv, seconds: 1, fleetJobs: 5).fleetChance == 1, "no death without a crash: certain")
         // One death where one is expected: 1 - e^-1 for one job, 1 - (e^-1)^6 for six.
         let even = DeathRecord(exit: nil, seconds: 1, fleetDeaths: 1, fleetSeconds: 1, fleetJobs: 5)
-        #expect(even.fleetChance.isApproximatelyEqual(to: 1 - pow(0.3678794, 6), within: 1e-6))
+        #expect(even.fleetChance.isApproximatelyEqual(to: 1 - pow(1 - even.chance, 6), within: 1e-9))
     }
 
-    @Test("a fleet where nothing else died predicts no death: repeated deaths of one job are its own")
-    func nothingElseDies() {
-        let record = DeathRecord(exit: nil, earlier: [nil, nil, nil], seconds: 30)
-        #expect(record.expectedDeaths == 0)
-        #expect(record.chance == 0)
-        guard case .fail = DeathVerdict.judge(record, policy: Self.policy) else {
-            Issue.record("four unseen deaths with no other death in the fleet fail the job")
+    @Test("a lone worker whose host is pre-empted four times does not fail its job: with nothing else running, the rate's prior stands in")
+    func quietFleetToleratesOutsideDeaths() {
+        // One worker, one 60 s chunk, killed from outside about half-way each time.
+        let preempted = DeathRecord(exit: nil, earlier: [Self.kill, nil, Self.kill], seconds: 4 * 30)
+        #expect(preempted.expectedDeaths > 0, "a fleet that saw nothing still expects deaths at the prior's rate")
+        #expect(preempted.chance > DeathVerdict.blameBelow, "\(preempted.chance)")
+        if case .fail(let why) = DeathVerdict.judge(preempted, policy: Self.policy) {
+            Issue.record("four kills of a job that ran 2 minutes on a quiet fleet failed it: \(why)")
+        }
+        // Eight of them, each after half a minute, are still not evidence against it.
+        let eight = DeathRecord(exit: Self.kill, earlier: Array(repeating: Self.kill, count: 7), seconds: 8 * 30)
+        if case .fail(let why) = DeathVerdict.judge(eight, policy: Self.policy) {
+            Issue.record("eight kills in 4 minutes of running on a quiet fleet failed the job: \(why)")
+        }
+        // A job that kills its worker within a second, every time, is still failed at the budget.
+        let poison = DeathRecord(exit: nil, earlier: [Self.kill, Self.kill, nil], seconds: 4)
+        guard case .fail = DeathVerdict.judge(poison, policy: Self.policy) else {
+            Issue.record("four deaths in 4 s of running fail the job on a quiet fleet too")
             return
         }
     }
 
-    @Test("the Poisson tail: P(X >= k)")
-    func poissonTail() {
-        #expect(DeathRecord(exit: nil, seconds: 1, fleetDeaths: 1, fleetSeconds: 1).chance.isApproximatelyEqual(to: 1 - 0.3678794, within: 1e-6))
-        let two = DeathRecord(exit: nil, earlier: [nil], seconds: 3, fleetDeaths: 1, fleetSeconds: 1)
-        // 1 - e^-3 (1 + 3)
-        #expect(two.chance.isApproximatelyEqual(to: 0.8008517, within: 1e-6))
+    @Test("the negative binomial tail: geometric at shape 1, Poisson's where the window saw much, heavier where it saw little")
+    func negativeBinomialTail() {
+        // Shape 1: P(X >= k) = q^k, q = t / (β + t).
+        let geometric = DeathRecord.negativeBinomialTail(atLeast: 3, shape: 1, exposure: 30, seconds: 10)
+        #expect(geometric.isApproximatelyEqual(to: pow(0.25, 3), within: 1e-12))
+        // A rate known from a long window: Poisson(1). P(X >= 1) = 1 - e^-1; P(X >= 2) = 1 - 2/e.
+        let known = { (k: Int) in DeathRecord.negativeBinomialTail(atLeast: k, shape: 1e6, exposure: 1e6, seconds: 1) }
+        #expect(known(1).isApproximatelyEqual(to: 1 - 0.3678794, within: 1e-6))
+        #expect(known(2).isApproximatelyEqual(to: 1 - 2 * 0.3678794, within: 1e-6))
+        // Far above the mean, the tail is summed from k up and stays exact at tiny values.
+        let tiny = DeathRecord.negativeBinomialTail(atLeast: 8, shape: 1, exposure: 1000, seconds: 1)
+        #expect(tiny.isApproximatelyEqual(to: pow(1.0 / 1001, 8), within: pow(1.0 / 1001, 8) * 1e-9))
+        // The same mean from a short window has the heavier tail.
+        let short = DeathRecord.negativeBinomialTail(atLeast: 4, shape: 1, exposure: 10, seconds: 10)
+        #expect(short > known(4))
+        #expect(DeathRecord.negativeBinomialTail(atLeast: 0, shape: 1, exposure: 1, seconds: 1) == 1)
     }
 
     @Test("exits read as signals and statuses, and back; only crash signals are crashes")

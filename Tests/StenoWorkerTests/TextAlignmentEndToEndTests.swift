@@ -26,7 +26,7 @@ struct TextAlignmentEndToEndTests {
         return (cut, sentences)
     }
 
-    static func transcript(aligner: TextAligner?) async throws -> (sentences: [EpisodeTruth.Sentence], segments: [Transcript.Segment], words: Int) {
+    static func transcript(aligner: TextAligner?, translate: Bool = false) async throws -> (sentences: [EpisodeTruth.Sentence], segments: [Transcript.Segment], words: Int) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("steno-align-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -42,7 +42,7 @@ struct TextAlignmentEndToEndTests {
                 database: database, backendURL: backend.baseURL,
                 configure: { $0.planner.targetDuration = MediaTime(seconds: 60) }, aligner: aligner
             ) { _ in
-                let mediaID = try await db.enqueue(audio.path)
+                let mediaID = try await db.enqueue(audio.path, language: translate ? "de" : nil, translate: translate)
                 #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
                 let words = try await client.query(
                     "SELECT coalesce(sum(jsonb_array_length(words)), 0)::int AS words FROM chunks WHERE media_id = \(mediaID) AND uploaded"
@@ -70,6 +70,16 @@ struct TextAlignmentEndToEndTests {
         let (sentences, segments, words) = try await Self.transcript(aligner: nil)
         #expect(segments.map(\.text) == sentences.map(\.text))
         #expect(words == 0)
+        #expect(segments.allSatisfy { $0.words == nil || $0.words?.isEmpty == true })
+    }
+
+    @Test("a translation is never aligned: its text is not what its audio says, so it keeps no word times")
+    func translationsAreNotAligned() async throws {
+        // The backend's English text happens to be what the audio says; a real translation's
+        // would not be, and times taken from it would be invented. The rule is the task's.
+        let (sentences, segments, words) = try await Self.transcript(aligner: try TextAligner(), translate: true)
+        #expect(segments.map(\.text) == sentences.map(\.text))
+        #expect(words == 0, "a translated chunk stored aligned word times")
         #expect(segments.allSatisfy { $0.words == nil || $0.words?.isEmpty == true })
     }
 }

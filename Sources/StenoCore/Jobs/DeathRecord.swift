@@ -39,14 +39,29 @@ public struct DeathRecord: Sendable, Equatable {
     /// Deaths with no evidence either way, or kills from outside.
     public var otherDeaths: Int { all.count - crashes.count }
 
-    /// The deaths chance alone predicts for a job that ran this long, at the fleet's rate. With
-    /// no running seen in the window the rate is taken as none: nothing else dies.
-    public var expectedDeaths: Double {
-        fleetSeconds > 0 ? Double(fleetDeaths) / fleetSeconds * seconds : 0
-    }
+    /// The prior on the fleet's death rate: a tenth of a death in 30 s of running. Its mean, one
+    /// death in 300 s of a job's running, is what a fleet on pre-emptible hosts can see; it is
+    /// held so lightly that any window with a few minutes of running outweighs it. Without it, a
+    /// quiet fleet (one worker, nothing else running) took the rate as none, and a job whose host
+    /// was pre-empted four times was failed as if it had killed its worker.
+    public static let priorDeaths = 0.1
+    public static let priorSeconds = 30.0
 
-    /// The chance of at least `otherDeaths` deaths by chance (Poisson, at `expectedDeaths`).
-    public var chance: Double { Self.poissonTail(atLeast: otherDeaths, mean: expectedDeaths) }
+    /// The rate of deaths by chance, per second of running: the prior and the window's deaths
+    /// over the prior's and the window's seconds (the mean of the Gamma posterior).
+    public var deathRate: Double { (Self.priorDeaths + Double(fleetDeaths)) / (Self.priorSeconds + fleetSeconds) }
+
+    /// The deaths chance alone predicts for a job that ran this long, at the fleet's rate.
+    public var expectedDeaths: Double { deathRate * seconds }
+
+    /// The chance of at least `otherDeaths` deaths by chance. The rate itself is uncertain (a
+    /// Gamma posterior of shape `priorDeaths + fleetDeaths` over `priorSeconds + fleetSeconds`),
+    /// so the deaths in `seconds` are negative binomial: Poisson's tail where the window saw
+    /// much, a heavy one where it saw little.
+    public var chance: Double {
+        Self.negativeBinomialTail(
+            atLeast: otherDeaths, shape: Self.priorDeaths + Double(fleetDeaths), exposure: Self.priorSeconds + fleetSeconds, seconds: seconds)
+    }
 
     /// The chance that at least one of the window's jobs, this one and `fleetJobs` others, meets
     /// its worker's death at least this often by chance alone: 1 - (1 - chance)^jobs. A fleet runs
@@ -57,27 +72,30 @@ public struct DeathRecord: Sendable, Equatable {
         return min(1, -Foundation.expm1(Double(fleetJobs + 1) * Foundation.log1p(-chance)))
     }
 
-    /// P(X >= k) for X ~ Poisson(mean). Below the mean, one minus the terms under k; above it,
-    /// the terms from k up, summed directly: a tiny tail is not lost to rounding near 1.
-    static func poissonTail(atLeast k: Int, mean: Double) -> Double {
+    /// P(X >= k) for X negative binomial: the count of events in `seconds` at a rate drawn from
+    /// Gamma(`shape`, `exposure`). Terms are taken in logarithms (a long window's p^shape
+    /// underflows). Below the mean, one minus the terms under k; above it, the terms from k up,
+    /// summed directly: a tiny tail is not lost to rounding near 1.
+    public static func negativeBinomialTail(atLeast k: Int, shape: Double, exposure: Double, seconds: Double) -> Double {
         guard k > 0 else { return 1 }
-        guard mean > 0 else { return 0 }
-        var term = Foundation.exp(-mean)
+        guard seconds > 0, shape > 0 else { return 0 }
+        let logP = Foundation.log(exposure / (exposure + seconds))
+        let logQ = Foundation.log(seconds / (exposure + seconds))
+        func logTerm(_ i: Int) -> Double {
+            Foundation.lgamma(shape + Double(i)) - Foundation.lgamma(shape) - Foundation.lgamma(Double(i) + 1) + shape * logP + Double(i) * logQ
+        }
+        let mean = shape * seconds / exposure
         if Double(k) <= mean {
-            var below = term
-            for i in 1..<k {
-                term *= mean / Double(i)
-                below += term
-            }
+            let below = (0..<k).reduce(0.0) { $0 + Foundation.exp(logTerm($1)) }
             return max(0, 1 - below)
         }
-        for i in 1...k { term *= mean / Double(i) }
+        var term = Foundation.exp(logTerm(k))
         var tail = 0.0
         var i = k
-        while term > tail * 1e-17 {
+        while term > tail * 1e-17 && term > 0 {
             tail += term
+            term *= (shape + Double(i)) / Double(i + 1) * Foundation.exp(logQ)
             i += 1
-            term *= mean / Double(i)
         }
         return min(1, tail)
     }

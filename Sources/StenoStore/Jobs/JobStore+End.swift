@@ -18,6 +18,15 @@ extension JobStore {
         "unnest(\(leases.map(\.jobID))::bigint[], \(leases.map(\.attempt))::integer[], \(leases.map(\.owner))::text[]) AS held(id, attempt, owner)"
     }
 
+    /// Whether `lease` still holds its job, on `connection`; with `locking`, the job's row is
+    /// locked for the caller's transaction, so that no rescue or claim can take the job back
+    /// before it commits. Every write a job makes before its end goes through this fence.
+    public static func holds(_ lease: JobLease, locking: Bool = false, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query(
+            "SELECT j.id FROM jobs j, \(held([lease])) WHERE \(leaseFence) \(locking ? "FOR UPDATE OF j" as PostgresQuery : "")"
+        ).isEmpty
+    }
+
     /// Ends the attempts `leases` hold, as `end` says, each with its `job_attempts` row, in one
     /// statement. A lease that no longer holds (rescued, finished, claimed again) writes nothing
     /// and is not returned.

@@ -1,5 +1,5 @@
 import Foundation
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
 import StenoPostgres
 
@@ -65,24 +65,37 @@ extension WorkStore {
         ).map { try $0.decode("id") }
     }
 
+    /// Whether `lease` still holds its job: checked before an ask that costs money, so that a
+    /// job another worker took back pays for nothing more.
+    public func holds(_ lease: JobLease) async throws -> Bool {
+        try await client.withConnection { try await JobStore.holds(lease, on: $0) }
+    }
+
     /// Puts `answer` in place of the chunk's answer: its text, segments, words, what the gates
     /// held back, its language and what was paid for both answers (`answer.usageSeconds` and
     /// `answer.costUSD` are the two asks' sums; `paidAgain` is the second's seconds and
     /// `costAgain` its cost). The voices measured from the chunk's audio stay.
+    ///
+    /// Fenced by `lease`: when the merge lost its job meanwhile, the chunk keeps its answer
+    /// (the job's next run decides what to do with it) and this throws `leaseLost`. What the
+    /// ask cost is counted in the tenant's use either way: the backend was paid.
     public func replaceAnswer(
-        chunkID: Int64, chapterID: Int64, with answer: StoredTranscription, paidAgain: Double, costAgain: Double?
+        _ lease: JobLease, chunkID: Int64, chapterID: Int64, with answer: StoredTranscription, paidAgain: Double, costAgain: Double?
     ) async throws {
-        try await client.withTransaction { connection in
+        let held = try await client.withTransaction { connection in
             try await connection.query("SELECT id FROM chapters WHERE id = \(chapterID) FOR UPDATE")
-            try await connection.query(
-                """
-                UPDATE chunks
-                SET text = \(answer.text), segments = \(Self.json(answer.segments))::jsonb, words = \(answer.words.isEmpty ? nil : Self.json(answer.words))::jsonb,
-                    flagged = \(answer.flagged.isEmpty ? nil : Self.json(answer.flagged))::jsonb, language = \(answer.language),
-                    backend = \(answer.backend), model = \(answer.model), usage_seconds = \(answer.usageSeconds), cost_usd = \(answer.costUSD),
-                    updated_at = now()
-                WHERE id = \(chunkID) AND state = \(literal: ChunkState.succeeded)
-                """)
+            let held = try await JobStore.holds(lease, locking: true, on: connection)
+            if held {
+                try await connection.query(
+                    """
+                    UPDATE chunks
+                    SET text = \(answer.text), segments = \(Self.json(answer.segments))::jsonb, words = \(answer.words.isEmpty ? nil : Self.json(answer.words))::jsonb,
+                        flagged = \(answer.flagged.isEmpty ? nil : Self.json(answer.flagged))::jsonb, language = \(answer.language),
+                        backend = \(answer.backend), model = \(answer.model), usage_seconds = \(answer.usageSeconds), cost_usd = \(answer.costUSD),
+                        updated_at = now()
+                    WHERE id = \(chunkID) AND state = \(literal: ChunkState.succeeded)
+                    """)
+            }
             // The chunk counted its first answer in its tenant's use when it finished; the
             // second is paid today, and counts against today's budget.
             try await connection.query(
@@ -93,6 +106,10 @@ extension WorkStore {
                 ON CONFLICT (tenant, day) DO UPDATE
                 SET paid_seconds = u.paid_seconds + EXCLUDED.paid_seconds, cost_usd = u.cost_usd + EXCLUDED.cost_usd
                 """)
+            return held
+        }
+        guard held else {
+            throw StoreError(.leaseLost, "the lease of \(lease) was lost before the chunk's new answer was stored; the chunk keeps its answer", jobID: lease.jobID)
         }
     }
 }

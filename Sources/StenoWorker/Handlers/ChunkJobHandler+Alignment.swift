@@ -34,6 +34,14 @@ extension ChunkJobHandler {
         _ answer: WorkStore.StoredTranscription, _ result: TranscriptionResult, _ chunk: WorkStore.ChunkRecord, _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
         guard let aligner, !result.transcription.timed, answer.words.isEmpty, !answer.text.isEmpty else { return answer }
+        // A translation's text is in another language than its audio: there is nothing in the
+        // speech to match its words with, and the times would be invented. It keeps no times and
+        // is laid over the chunk's speech at the merge. (Text in the audio's own language, English
+        // or not, is aligned: docs/backends.md.)
+        guard !chunk.translate else {
+            metrics.recordAlignment(.skipped, audioSeconds: 0, seconds: 0)
+            return answer
+        }
         let range = chunk.span
         var metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "audio_seconds": "\(Self.rounded(range.length.seconds))"]
         let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)

@@ -67,8 +67,13 @@ public struct MergeJobHandler: JobHandler {
         guard let retake, let language = try await store.settleLanguageForMerge(mediaID: chapter.mediaID) else { return }
         for chunkID in try await store.chunksInAnotherLanguage(chapterID: chapter.id, than: language) {
             try context.checkCancellation()
+            // The heartbeat finds a lost lease only at its next beat: ask the database before
+            // paying, so that a merge another worker took over pays for nothing more.
+            guard try await store.holds(context.lease) else {
+                throw StoreError(.leaseLost, "the lease of \(context.lease) was lost before asking a chunk again", jobID: context.job.id)
+            }
             guard let (answer, paidAgain, costAgain) = try await retake(chunkID, language, context) else { continue }
-            try await store.replaceAnswer(chunkID: chunkID, chapterID: chapter.id, with: answer, paidAgain: paidAgain, costAgain: costAgain)
+            try await store.replaceAnswer(context.lease, chunkID: chunkID, chapterID: chapter.id, with: answer, paidAgain: paidAgain, costAgain: costAgain)
             context.logger.info("asked a chunk again in the media's language before the merge", metadata: [
                 "chunk.id": "\(chunkID)", "language": "\(language)", "words": "\(answer.words.count)",
             ])

@@ -59,6 +59,8 @@ public final class WorkerMetrics: Sendable {
     /// How timing a text-only answer by aligning it with its audio ended.
     enum Alignment: String {
         case aligned, unmatched, failed
+        /// Not tried: a translation, whose text is not what its audio says.
+        case skipped
     }
 
     /// `steno_worker_alignment_seconds_total` over `steno_worker_aligned_audio_seconds_total`

@@ -33,7 +33,8 @@ final class WorkerSignals: Sendable {
 
     /// Waits for `present`; false if shutdown or cancellation came first.
     func awaitPresence() async -> Bool {
-        (try? await cancelWhenGracefulShutdown { await self.present.wait() }) ?? false
+        // The wait is cancelled at shutdown, and a cancelled wait returns false.
+        await cancelWhenGracefulShutdown { await self.present.wait() }
     }
 
     /// Shutdown began: claim nothing more and say so in the heartbeat.
