@@ -207,6 +207,34 @@ struct SpeakerEndToEndTests {
         }
     }
 
+    @Test("a language correction that asks some chunks again keeps the chapter's speakers: its turns come from all of its audio, not from the chunks asked again")
+    func languageCorrectionKeepsSpeakers() async throws {
+        let (audio, _) = try SpeakerReference.load("synth-two")
+        try await Self.withFleet { client, db, admin in
+            let mediaID = try await Self.enqueue(client, audio.path)
+            #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            let turns = try await admin.speakerTurns(mediaID: mediaID)
+            let numbers = try await admin.speakers(mediaID: mediaID).map(\.number)
+            let labels = { try await client.query("SELECT speaker FROM segments WHERE media_id = \(mediaID) ORDER BY chapter_id, index").map { try $0.decode("speaker", as: Int?.self) } }
+            let labelsBefore = try await labels()
+            #expect(numbers == [1, 2] && !turns.isEmpty)
+            // Every chunk answered in English but the last, answered in French before the
+            // language was given: `steno retry --language en` asks that one again.
+            try await client.query(
+                """
+                UPDATE chunks SET language = CASE WHEN index = (SELECT max(index) FROM chunks WHERE media_id = \(mediaID) AND uploaded) THEN 'fr' ELSE 'en' END
+                WHERE media_id = \(mediaID) AND uploaded
+                """)
+            let correction = try await admin.transcribeAgain(mediaID: mediaID, language: "en", multilingual: false)
+            #expect(correction.requeuedChunks == 1)
+            #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            #expect(try await admin.speakerTurns(mediaID: mediaID) == turns, "the chapter's turns were rebuilt from the chunk asked again")
+            #expect(try await admin.speakers(mediaID: mediaID).map(\.number) == numbers)
+            #expect(try await labels() == labelsBefore)
+            #expect(try await db.count("SELECT count(*) FROM chunks WHERE media_id = $1 AND voices IS NOT NULL", mediaID) == 0, "the chunk asked again keeps its voices")
+        }
+    }
+
     @Test("one narrator over three chapters is one speaker, and the exports carry no labels")
     func oneNarrator() async throws {
         let book = FixtureBook.file("book.m4b")

@@ -44,8 +44,11 @@ extension WorkStore {
                 // book would otherwise keep about 1 MB of them per hour of audio).
                 try await connection.query("UPDATE chunks SET voices = NULL WHERE chapter_id = \(chapter.id) AND voices IS NOT NULL")
             } else if let turns = try await storedTurns(chapter.id, on: connection) {
-                // Merged again with its windows gone (a merge job run twice): the turns it found stand.
+                // Merged again with its windows gone (a merge job run twice, or chunks asked again
+                // in another language): the turns it found stand, and what the chunks asked
+                // again measured is dropped as the first merge dropped the rest.
                 (sentences, groups) = SpeakerLabeling.label(sentences, groupedTurns: turns)
+                try await connection.query("UPDATE chunks SET voices = NULL WHERE chapter_id = \(chapter.id) AND voices IS NOT NULL")
             }
             try await connection.query("DELETE FROM segments WHERE chapter_id = \(chapter.id)")
             // Counted with the segments it replaces: an export reading in batches sees the change.

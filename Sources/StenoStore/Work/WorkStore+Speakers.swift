@@ -24,17 +24,29 @@ extension WorkStore {
     public func chapterVoices(_ chapterID: Int64) async throws -> ChapterVoices? {
         guard let media = try await client.query(
             """
-            SELECT m.speaker_detection, m.speakers_min, m.speakers_max,
+            SELECT m.speaker_detection, m.speakers_min, m.speakers_max, c.speaker_turns IS NOT NULL AS merged,
                    (SELECT count(*) FROM chapters o WHERE o.media_id = m.id AND o.state <> \(literal: ChapterState.cancelled)) AS chapters
             FROM chapters c JOIN media m ON m.id = c.media_id WHERE c.id = \(chapterID)
             """
         ).first, try media.decode("speaker_detection", as: Bool.self) else { return nil }
         let rows = try await client.query(
             """
-            SELECT encode(voices, 'base64') AS voices, speech::text AS speech, speech_seconds
+            SELECT encode(voices, 'base64') AS voices, speech::text AS speech, speech_seconds, uploaded
             FROM chunks WHERE chapter_id = \(chapterID) AND state = \(literal: ChunkState.succeeded)
             ORDER BY start_seconds, index
             """)
+        let mediaCount = SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max"))
+        let chapters = try media.decode("chapters", as: Int.self)
+        let count = chapters > 1 ? SpeakerCount(minimum: nil, maximum: mediaCount.maximum) : mediaCount
+        // Merged before, and its windows dropped then: chunks asked again since (`steno retry
+        // --language`) measured theirs anew, the others are gone. A plan from the new ones alone
+        // would relabel the whole chapter from a part of its audio, so the turns the first merge
+        // found from all of it stand (`storeMerge`), and the new words take them.
+        if try media.decode("merged", as: Bool.self),
+            try rows.contains(where: { try $0.decode("uploaded", as: Bool.self) && $0.decode("voices", as: String?.self) == nil })
+        {
+            return ChapterVoices(windows: [], speech: nil, count: count, mediaCount: mediaCount)
+        }
         var windows: [SegmentedWindow] = []
         var speech: [ClosedRange<Double>]? = []
         for row in rows {
@@ -58,11 +70,7 @@ extension WorkStore {
                 speech = nil
             }
         }
-        let mediaCount = SpeakerCount(minimum: try media.decode("speakers_min"), maximum: try media.decode("speakers_max"))
-        let chapters = try media.decode("chapters", as: Int.self)
-        return ChapterVoices(
-            windows: windows, speech: speech,
-            count: chapters > 1 ? SpeakerCount(minimum: nil, maximum: mediaCount.maximum) : mediaCount, mediaCount: mediaCount)
+        return ChapterVoices(windows: windows, speech: speech, count: count, mediaCount: mediaCount)
     }
 
     /// Gives the chapter's groups provisional numbers against the media's other chapters and
