@@ -54,7 +54,7 @@ extension MediaRoutes {
         if Self.isJSON(request) {
             submission = try MediaSubmission(json: Data(buffer: try await request.body.collect(upTo: context.maxUploadSize)))
         } else {
-            let form = try await intake.uploads().receive(request)
+            let form = try await intake.uploads().receive(request, fields: MediaSubmission.formFields)
             upload = form.file
             do {
                 submission = try MediaSubmission(form: form)

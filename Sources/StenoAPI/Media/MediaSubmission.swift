@@ -42,10 +42,16 @@ struct MediaSubmission: Sendable {
         try self.init(fields: object.compactMapValues { $0 })
     }
 
+    /// The multipart form's text fields, each at most once; any other is refused at its header.
+    static let formFields = UploadReceiver.Fields(
+        accepted: fields, mostParts: Dictionary(uniqueKeysWithValues: fields.map { ($0, 1) }), unknown: unknownField)
+
+    static func unknownField(_ name: String) -> APIError {
+        APIError.badRequest("unknown field \(name); the fields are \(Self.fields.sorted().joined(separator: ", "))", field: name)
+    }
+
     init(fields: [String: String]) throws {
-        for name in fields.keys.sorted() where !Self.fields.contains(name) {
-            throw APIError.badRequest("unknown field \(name); the fields are \(Self.fields.sorted().joined(separator: ", "))", field: name)
-        }
+        for name in fields.keys.sorted() where !Self.fields.contains(name) { throw Self.unknownField(name) }
         url = fields["url"]
         path = fields["path"]
         title = fields["title"]

@@ -23,6 +23,32 @@ struct UploadReceiver: Sendable {
         field == "known_speaker_references[]" ? longestReference : longestField
     }
 
+    /// Every text field of one request together: four reference clips at their longest and
+    /// sixteen other fields at theirs. Text is held in memory until the form is read; the file
+    /// part is not, and counts against `maxBytes` instead.
+    static let longestFields = 4 * longestReference + 16 * longestField
+
+    /// The text fields a form takes. Any other is refused at its header, before its value is
+    /// read; a field past its most parts is refused the same way.
+    struct Fields: Sendable {
+        var accepted: Set<String>
+        /// Fields that may come more than once, and how often at most; others come at most
+        /// `defaultMostParts` times.
+        var mostParts: [String: Int] = [:]
+        /// The error for a field not in `accepted`, which names what is.
+        var unknown: @Sendable (String) -> APIError
+
+        static let defaultMostParts = 8
+
+        func check(_ name: String, seen: Int) throws {
+            guard accepted.contains(name) else { throw unknown(name) }
+            let most = mostParts[name] ?? Self.defaultMostParts
+            guard seen < most else {
+                throw APIError.badRequest("\(name) comes at most \(most) time\(most == 1 ? "" : "s") in one request", field: name)
+            }
+        }
+    }
+
     struct Form: Sendable {
         var fields: [String: [String]] = [:]
         var file: ReceivedFile?
@@ -36,7 +62,7 @@ struct UploadReceiver: Sendable {
         var bytes: Int64
     }
 
-    func receive(_ request: Request, fileField: String = "file") async throws -> Form {
+    func receive(_ request: Request, fields: Fields, fileField: String = "file") async throws -> Form {
         guard let contentType = request.headers[.contentType],
             let boundary = MultipartFormData.boundary(fromContentType: contentType)
         else {
@@ -48,6 +74,7 @@ struct UploadReceiver: Sendable {
         var parser = MultipartStreamParser(boundary: boundary)
         var form = Form()
         var currentField: (name: String, value: [UInt8])?
+        var textBytes = 0
         var received: Int64 = 0
         var writer: UploadFile?
         do {
@@ -61,13 +88,19 @@ struct UploadReceiver: Sendable {
                             guard writer == nil else { throw APIError.badRequest("send one file per request", field: fileField) }
                             writer = try await UploadFile.create(in: directory, clientFilename: header.filename)
                         } else {
+                            try fields.check(header.name, seen: form.fields[header.name]?.count ?? 0)
                             currentField = (header.name, [])
                         }
                     case let .content(bytes):
                         if currentField != nil {
                             currentField!.value.append(contentsOf: bytes)
+                            textBytes += bytes.count
                             if currentField!.value.count > Self.longest(currentField!.name) {
                                 throw APIError.badRequest("the field is longer than \(Self.longest(currentField!.name)) bytes", field: currentField!.name)
+                            }
+                            if textBytes > Self.longestFields {
+                                throw APIError.badRequest(
+                                    "the form's text fields come to more than \(Self.longestFields >> 20) MiB together", field: currentField!.name)
                             }
                         } else if let file = writer {
                             if file.bytes + Int64(bytes.count) > maxBytes { throw tooLarge() }

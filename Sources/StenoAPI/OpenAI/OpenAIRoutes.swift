@@ -46,7 +46,7 @@ extension OpenAIRoutes {
     /// `POST /v1/audio/translations` (`translate`) is the same for a media translated into English.
     func openAITranscription(_ request: Request, _ context: APIRequestContext, translate: Bool) async throws -> Response {
         let principal = try context.require(.submit)
-        let form = try await intake.uploads().receive(request)
+        let form = try await intake.uploads().receive(request, fields: OpenAITranscriptionPlan.fields(translate: translate))
         // Once the media is enqueued its upload is its source: an answer that fails after that
         // (a timeout, a failed media) leaves the file for the media that goes on.
         var enqueuedMedia = false
@@ -147,12 +147,24 @@ struct OpenAITranscriptionPlan: Sendable {
     /// `known_speaker_names[]` with their `known_speaker_references[]` (data URLs of audio).
     var knownSpeakers: [(name: String, reference: String)]
 
-    init(form: UploadReceiver.Form, translate: Bool = false) throws {
+    /// The fields a request takes, refused at their header otherwise: a client cannot make the
+    /// server hold fields it would refuse once they were all read.
+    static func fields(translate: Bool) -> UploadReceiver.Fields {
         let known = translate ? OpenAIRoutes.openAITranslationFields : OpenAIRoutes.openAIFields
-        for name in form.fields.keys.sorted() where !known.contains(name) {
-            throw APIError.badRequest(
-                "unknown field \(name)" + (translate ? "; a translation takes \(known.sorted().joined(separator: ", ")) and file" : ""), field: name)
-        }
+        return UploadReceiver.Fields(
+            accepted: known, mostParts: ["known_speaker_names[]": mostKnownSpeakers, "known_speaker_references[]": mostKnownSpeakers],
+            unknown: { name in
+                APIError.badRequest(
+                    "unknown field \(name)" + (translate ? "; a translation takes \(known.sorted().joined(separator: ", ")) and file" : ""), field: name)
+            })
+    }
+
+    /// As OpenAI takes.
+    static let mostKnownSpeakers = 4
+
+    init(form: UploadReceiver.Form, translate: Bool = false) throws {
+        let rules = Self.fields(translate: translate)
+        for name in form.fields.keys.sorted() where !rules.accepted.contains(name) { throw rules.unknown(name) }
         guard form.field("model")?.allSatisfy(\.isWhitespace) == false else {
             throw APIError.badRequest("model is required (any name: the fleet's backends decide the model)", field: "model")
         }
@@ -188,8 +200,8 @@ struct OpenAITranscriptionPlan: Sendable {
                 "known_speaker_names[] and known_speaker_references[] come in pairs: \(names.count) names, \(references.count) references",
                 field: "known_speaker_references[]")
         }
-        guard names.count <= 4 else {
-            throw APIError.badRequest("at most 4 known speakers, as OpenAI takes", field: "known_speaker_names[]")
+        guard names.count <= Self.mostKnownSpeakers else {
+            throw APIError.badRequest("at most \(Self.mostKnownSpeakers) known speakers, as OpenAI takes", field: "known_speaker_names[]")
         }
         knownSpeakers = Array(zip(names, references))
     }

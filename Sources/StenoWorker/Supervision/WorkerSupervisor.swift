@@ -151,10 +151,15 @@ public struct WorkerSupervisor: Service, CustomStringConvertible {
     }
 
     /// Takes the dead child's jobs back with the evidence of how it ended, trying again while
-    /// the database is away (a restart), for as long as the database wait allows.
+    /// the database is away (a restart), for as long as the database wait allows. A shutdown
+    /// ends the wait at once: the jobs' leases take them back then, without the evidence.
     private func takeBack(_ exit: WorkerExit) async {
+        await cancelWhenGracefulShutdown { await self.takeBackUntilDeadline(exit) }
+    }
+
+    private func takeBackUntilDeadline(_ exit: WorkerExit) async {
         let deadline = clock.now + database.reconnectWindow
-        while true {
+        while !Task.isCancelled {
             do {
                 let jobs = try await store.rescueProcessDeath(workerID: workerID, exit: exit, policy: policy)
                 if !jobs.isEmpty {
