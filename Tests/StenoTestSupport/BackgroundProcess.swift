@@ -21,10 +21,17 @@ public final class BackgroundProcess: Sendable {
 
     /// Starts `executable` with `arguments` and `environment` (the whole of it), its standard
     /// output and error in `log` when given (both in the one file), else nowhere.
+    /// Every program starts under util-linux's `setpriv --pdeathsig KILL`, so that it ends with
+    /// the test process however that ends (a crash, `timeout`'s SIGKILL), as its `deinit` would
+    /// end it: a worker a test started was found running 28 minutes after the suite, orphaned.
+    static let endsWithTheTests = "/usr/bin/setpriv"
+
     public init(_ executable: String, _ arguments: [String] = [], environment: [String: String], log: String? = nil) throws {
+        let wrapped = FileManager.default.isExecutableFile(atPath: Self.endsWithTheTests)
         do {
             spawned = try SpawnedProcess(
-                executable: executable, name: executable, arguments: arguments, environment: environment,
+                executable: wrapped ? Self.endsWithTheTests : executable, name: executable,
+                arguments: wrapped ? ["--pdeathsig", "KILL", "--", executable] + arguments : arguments, environment: environment,
                 files: .init(input: "/dev/null", output: log ?? "/dev/null", error: log ?? "/dev/null"))
         } catch {
             throw TestEnvironmentError("\(error)")

@@ -158,6 +158,59 @@ struct WorkerProcessTests {
         }
     }
 
+    /// The worker process a supervisor runs now; nil while it has none.
+    static func child(of supervisor: Int32) -> Int32? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(supervisor)/task")) ?? []
+        return tasks.lazy.compactMap { task in
+            ((try? String(contentsOfFile: "/proc/\(supervisor)/task/\(task)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.first
+        }.first
+    }
+
+    /// Whether a process has ended: gone, or a zombie no one has reaped yet.
+    static func ended(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    @Test("a supervisor and its worker process end together: SIGKILL to the supervisor ends the worker; with the database down, a supervisor whose worker was killed still ends at SIGTERM")
+    func supervisedPairEndsTogether() async throws {
+        try await TestCluster.with { cluster in
+            let database = try await TestDatabase.create(migrated: true, cluster: cluster.connectionString)
+            let environment = [
+                "STENO_DATABASE_URL": database.configuration.connectionString,
+                "STENO_BACKEND_URL": "http://127.0.0.1:9",
+                "STENO_WORKER_GRACE_SECONDS": "2",
+                "STENO_WORKER_HTTP_PORT": "0",
+                "STENO_SPEAKERS": "off",
+                // Long enough that a supervisor waiting out the database to take a dead worker's
+                // jobs back would outlast this test's bound on its exit.
+                "STENO_DATABASE_WAIT_SECONDS": "900",
+                "STENO_LOG_LEVEL": "info",
+            ]
+            // SIGKILL to the supervisor (what `docker kill` sends to a container's first process).
+            let killed = try WorkerProcess(id: "pair-killed", environment: environment)
+            let first = try #require(try await polled { Self.child(of: killed.pid) }, "the supervisor never started its worker: \(killed.log)")
+            killed.signal(SIGKILL)
+            try await poll(until: { Self.ended(first) }, "the worker process to end with its supervisor")
+            #expect(Self.ended(first), "the worker process outlived its supervisor's SIGKILL")
+
+            // The worker process killed while the database is down, then SIGTERM to the supervisor.
+            let orphaned = try WorkerProcess(id: "pair-terminated", environment: environment)
+            let second = try #require(try await polled { Self.child(of: orphaned.pid) }, "the supervisor never started its worker: \(orphaned.log)")
+            try await poll(until: { orphaned.log.contains("worker started") }, "the worker's start")
+            try await cluster.stopServer()
+            kill(second, SIGKILL)
+            try await poll(until: { Self.ended(second) }, "the worker process's death")
+            orphaned.signal(SIGTERM)
+            // 120 s bounds a hang: the take-back would wait the database's 900 s.
+            let status = try await orphaned.waitForExit(timeout: .seconds(120))
+            #expect(status != nil, "the supervisor was still running 120 s after SIGTERM: \(orphaned.log)")
+            #expect(Self.child(of: orphaned.pid) == nil)
+            try await cluster.startServer()
+        }
+    }
+
     @Test("SIGTERM while the database is down: the worker still exits, and its jobs come back once the database does")
     func drainWithoutADatabase() async throws {
         let backend = try FaultServer(replies: [], then: .hang)

@@ -55,16 +55,38 @@ struct WorkerPresence: Service {
         await deregister()
     }
 
-    /// Marks the row stopped: the last statement of the worker, which waits for the database
-    /// until the service group's shutdown limit.
+    /// Marks the row stopped: the last statement of the worker. It waits for the database at
+    /// most `deregisterWait`: the row is what `steno workers` shows, and the fleet already knows
+    /// the worker is gone when its listening session (its liveness lock) ends. Waiting out the
+    /// database's absence here kept a worker with nothing to hand back alive to the group's
+    /// shutdown limit (27 s by default) after a SIGTERM.
     private func deregister() async {
-        do {
-            try await store.deregister(workerID: configuration.workerID)
-            logger.info("worker stopped")
-        } catch {
-            logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        let ended = await withTaskGroup(of: (any Error)??.self) { group in
+            group.addTask {
+                do {
+                    try await store.deregister(workerID: configuration.workerID)
+                    return .some(nil)
+                } catch {
+                    return .some(error)
+                }
+            }
+            group.addTask { [signals] in
+                try? await signals.clock.sleep(for: Self.deregisterWait)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch ended {
+        case .some(nil): logger.info("worker stopped")
+        case .some(let error?): logger.error("could not mark the worker stopped", metadata: ["error": "\(error)"])
+        case nil:
+            logger.warning("could not mark the worker stopped within \(Int(Self.deregisterWait.seconds)) s: the database is away; the fleet sees the worker gone by its ended session")
         }
     }
+
+    static let deregisterWait = Duration.seconds(3)
 
     /// Adds this worker's row and returns its liveness key, or nil if shutdown came first. A
     /// worker started beside a new database (compose, a Kubernetes rollout) can come up before
