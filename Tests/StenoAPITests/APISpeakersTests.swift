@@ -1,8 +1,10 @@
 import Foundation
+import StenoAPI
 import StenoCore
 import StenoPostgres
 import StenoStore
 import StenoTestSupport
+import StenoVoice
 import Testing
 
 /// The media's speakers over HTTP: listed with talk time, named, the name kept as the tenant's
@@ -78,6 +80,50 @@ struct APISpeakersTests {
             #expect(try await HTTP.request(
                 "PUT", api.url("/v1/media/\(media.mediaID)/speakers/1"), key: read,
                 body: .json(#"{"name": "Eve"}"#)).status == 403)
+        }
+    }
+}
+
+/// OpenAI's known speakers arrive with the recording: the media and their voices are written
+/// together or not at all.
+@Suite("steno-api: known speakers are stored with their media")
+struct APIKnownSpeakersTests {
+    @Test("a failure storing a request's known speakers leaves no media and no upload: one transaction, not an enqueue and then a second write")
+    func knownSpeakersAndTheirMediaTogether() async throws {
+        let encoder = SpeakerEncoder(model: try SpeakerModelFile.model())
+        // No fleet runs here: the answer would wait for one, so it gives up at once, after the enqueue.
+        try await RunningAPI.with(configure: { $0.speakers = encoder; $0.transcriptionTimeout = .zero }) { api in
+            let key = try await api.key(.submit)
+            let clip = FixtureBook.file("clip-2s.flac").path
+            let reference = "data:audio/flac;base64," + (try Data(contentsOf: URL(fileURLWithPath: clip))).base64EncodedString()
+            // Every write of a voice profile fails, as a full disk or a lost connection would at
+            // that moment.
+            try await api.client.query(
+                """
+                CREATE FUNCTION steno_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$
+                """)
+            try await api.client.query(
+                "CREATE TRIGGER steno_test_refuse BEFORE INSERT ON voice_profiles FOR EACH ROW EXECUTE FUNCTION steno_test_refuse()")
+            let failed = try await HTTP.request(
+                "POST", api.url("/v1/audio/transcriptions"), key: key,
+                body: .form(
+                    [("model", "whisper-1"), ("response_format", "diarized_json"), ("known_speaker_names[]", "Ada"), ("known_speaker_references[]", reference)],
+                    files: [("file", clip)]))
+            #expect(failed.status >= 500, "\(failed.status): \(failed.text)")
+            let media = try await api.client.query("SELECT count(*) AS n FROM media").single().decode("n", as: Int.self)
+            #expect(media == 0, "a media was left without the voices it was sent with")
+            #expect(api.uploadedFiles.isEmpty, "the upload of a refused request was kept")
+
+            try await api.client.query("DROP TRIGGER steno_test_refuse ON voice_profiles")
+            let accepted = try await HTTP.request(
+                "POST", api.url("/v1/audio/transcriptions"), key: key,
+                body: .form(
+                    [("model", "whisper-1"), ("response_format", "diarized_json"), ("known_speaker_names[]", "Ada"), ("known_speaker_references[]", reference)],
+                    files: [("file", clip)]))
+            #expect(accepted.status != 503 && accepted.status != 400, "\(accepted.status): \(accepted.text)")
+            let rows = try await api.client.query(
+                "SELECT m.id, p.name FROM media m JOIN voice_profiles p ON p.for_media = m.id").map { try $0.decode("name", as: String.self) }
+            #expect(rows == ["Ada"])
         }
     }
 }

@@ -66,11 +66,8 @@ extension OpenAIRoutes {
             let subscription = hub.subscribe(tenant: principal.tenant)
             let enqueued: AdminStore.EnqueuedMedia
             do {
-                enqueued = try await store.enqueueOnce(media).media
+                enqueued = try await store.enqueueOnce(media, knownSpeakers: knownVoices).media
                 enqueuedMedia = true
-                if !knownVoices.isEmpty {
-                    try await store.addKnownSpeakers(mediaID: enqueued.mediaID, knownVoices)
-                }
             } catch {
                 hub.unsubscribe(subscription)
                 throw error

@@ -34,7 +34,13 @@ extension AdminStore {
 
     /// Enqueues one media unless its tenant already has one with the same idempotency key;
     /// then that one is returned and `replayed` is true. Without a key it always enqueues.
-    public func enqueueOnce(_ media: NewMedia) async throws -> (media: EnqueuedMedia, replayed: Bool) {
+    ///
+    /// `knownSpeakers` (OpenAI's `known_speaker_names[]` with the voices of their references)
+    /// are stored with the media, in the same transaction: a media never exists without the
+    /// voices it was sent with. A replayed request adds none.
+    public func enqueueOnce(
+        _ media: NewMedia, knownSpeakers: [(name: String, embedding: [Float])] = []
+    ) async throws -> (media: EnqueuedMedia, replayed: Bool) {
         try await client.withTransaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.enqueueLockKey))")
             if let key = media.idempotencyKey {
@@ -48,7 +54,9 @@ extension AdminStore {
                     return (try Self.enqueued(row), true)
                 }
             }
-            return (try await insert([media], allowDuplicates: true, on: connection)[0], false)
+            let enqueued = try await insert([media], allowDuplicates: true, on: connection)[0]
+            try await Self.addKnownSpeakers(mediaID: enqueued.mediaID, knownSpeakers, on: connection)
+            return (enqueued, false)
         }
     }
 

@@ -162,9 +162,9 @@ extension AdminStore {
     /// Voices a transcription request named (OpenAI's `known_speaker_names[]` and
     /// `known_speaker_references[]`): profiles of this media alone, which name its speakers as
     /// its chapters are merged, and go when it is deleted.
-    public func addKnownSpeakers(mediaID: Int64, _ voices: [(name: String, embedding: [Float])]) async throws {
+    static func addKnownSpeakers(mediaID: Int64, _ voices: [(name: String, embedding: [Float])], on connection: PostgresConnection) async throws {
         for voice in voices {
-            try await client.query(
+            try await connection.query(
                 """
                 INSERT INTO voice_profiles (tenant, name, embedding, pieces, for_media, model)
                 SELECT tenant, \(voice.name), \(voice.embedding.map(Double.init))::float8[]::real[], 1, id,
