@@ -130,10 +130,12 @@ struct JobStoreClaimTests {
 struct JobStoreClaimPlanTests {
     /// The plan of the claim statement itself, as its prepared statement gets it after its
     /// first runs (generic: the values are parameters).
-    static func claimPlan(_ client: PostgresClient, limit: Int, kinds: [JobKind]?) async throws -> String {
+    static func claimPlan(
+        _ client: PostgresClient, limit: Int, kinds: [JobKind]?, alone: Bool = false, mode: ClaimMode = .unknown
+    ) async throws -> String {
         try await client.withConnection { connection in
             try await connection.query("SET plan_cache_mode = force_generic_plan")
-            let claim = JobStore.claimQuery(limit: limit, worker: "w", lease: .seconds(10), kinds: kinds)
+            let claim = JobStore.claimQuery(limit: limit, worker: "w", lease: .seconds(10), kinds: kinds, alone: alone, mode: mode)
             return try await connection.query("EXPLAIN \(claim)").map { $0.text("QUERY PLAN") ?? "" }.joined(separator: "\n")
         }
     }
@@ -173,6 +175,51 @@ struct JobStoreClaimPlanTests {
             let chunks = try await JobStore(client: client).claim(limit: 2, worker: "w", lease: .seconds(10), kinds: [.chunk])
             #expect(chunks.count == 2 && chunks.allSatisfy { $0.kind == .chunk })
             await client.shutdown()
+        }
+    }
+
+    /// Each branch of `JobStore.claimQuery` and the partial index whose predicate its text names.
+    struct Branch: Sendable, CustomTestStringConvertible {
+        var name: String
+        var kinds: [JobKind]?
+        var alone = false
+        var mode: ClaimMode
+        /// The indexes the branch's plan must read the queued jobs from.
+        var indexes: [String]
+        var testDescription: String { name }
+    }
+
+    static let branches: [Branch] = [
+        Branch(name: "jobs that run alone", kinds: nil, alone: true, mode: .unknown, indexes: ["jobs_alone_idx"]),
+        Branch(name: "one tenant, every kind", kinds: nil, mode: .oneTenant("default"), indexes: ["jobs_tenant_claim_idx"]),
+        Branch(name: "one tenant, no chunk jobs", kinds: [.media, .chapter, .merge], mode: .oneTenant("default"), indexes: ["jobs_tenant_claim_other_idx"]),
+        Branch(name: "shared, every kind", kinds: nil, mode: .shared(exactCaps: false), indexes: ["jobs_tenant_claim_idx", "jobs_tenant_claim_other_idx"]),
+        Branch(name: "shared, no chunk jobs", kinds: [.media, .chapter, .merge], mode: .shared(exactCaps: true), indexes: ["jobs_tenant_claim_other_idx"]),
+    ]
+
+    @Test("every branch of the claim reads its partial index on a filled table, never the table", arguments: branches)
+    func everyBranchUsesItsIndex(_ branch: Branch) async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            // A fleet's table: 20,000 finished jobs, 5,000 queued chunk jobs of three tenants, a
+            // few of the other kinds, a few to run alone, and some running.
+            try await client.query("INSERT INTO tenants (name) VALUES ('acme'), ('globex') ON CONFLICT DO NOTHING")
+            try await client.query("INSERT INTO jobs (kind, state, finished_at) SELECT 'chunk', 'succeeded', now() FROM generate_series(1, 20000)")
+            try await client.query(
+                """
+                INSERT INTO jobs (kind, priority, tenant)
+                SELECT 'chunk', 2, (ARRAY['default', 'acme', 'globex'])[1 + i % 3] FROM generate_series(1, 5000) AS i
+                """)
+            try await client.query("INSERT INTO jobs (kind, tenant) SELECT k, 'default' FROM unnest(ARRAY['media', 'chapter', 'merge']) AS k")
+            try await client.query("INSERT INTO jobs (kind, runs_alone) SELECT 'chunk', true FROM generate_series(1, 3)")
+            try await client.query("INSERT INTO jobs (kind, state, lease_owner, lease_expires_at) SELECT 'chunk', 'running', 'w', now() + interval '1 minute' FROM generate_series(1, 20)")
+            try await client.query("ANALYZE jobs")
+            let plan = try await Self.claimPlan(client, limit: 4, kinds: branch.kinds, alone: branch.alone, mode: branch.mode)
+            for index in branch.indexes {
+                #expect(plan.contains("using \(index) on jobs q") || plan.contains("using \(index) on jobs"), "\(branch.name) does not read \(index):\n\(plan)")
+            }
+            #expect(!plan.contains("Seq Scan on jobs"), "\(branch.name) scans the table:\n\(plan)")
         }
     }
 }
