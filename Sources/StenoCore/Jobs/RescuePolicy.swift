@@ -22,6 +22,11 @@ public struct RescuePolicy: Sendable, Equatable {
     /// How many deaths with no crash a job must have been at, beyond chance, before it is
     /// suspected and runs alone (one crash is enough).
     public static let aloneAfter = 2
+    /// How long a job due to run alone may wait for a worker with nothing in flight before one
+    /// worker makes room for it: on a loaded fleet every slot is refilled as a job ends, so no
+    /// worker would ever empty by chance. The least loaded live worker then claims nothing more
+    /// until its jobs are done, and takes the job (`WorkStore.Heartbeat.makeRoomForAlone`).
+    public static let aloneRoomAfter = Duration.seconds(10)
     /// How far back the fleet's death rate is read (`DeathRecord.fleetDeaths`).
     public static let deathWindow = Duration.seconds(3600)
     /// How long a rescuer waits between seeing a worker's lock gone and taking its jobs: a live

@@ -30,6 +30,10 @@ extension WorkStore {
         public var due: DueWork
         /// How claims should hand jobs out, as the tenants' settings ask (`JobStore.claimMode()`).
         public var claimMode: ClaimMode = .unknown
+        /// A job due to run alone has waited `RescuePolicy.aloneRoomAfter` and this worker is the
+        /// live worker with the fewest jobs in flight: it claims nothing more until it has none,
+        /// then takes that job.
+        public var makeRoomForAlone = false
     }
 
     /// Work waiting for some worker to act, as one heartbeat saw it. The heartbeat is the
@@ -110,6 +114,12 @@ extension WorkStore {
                         OR (\(webhookURL)::text IS NOT NULL
                             AND EXISTS (SELECT 1 FROM media WHERE notified_at IS NULL AND state IN (\(literals: [MediaState.succeeded, .failed]))
                                                               AND NOT (id = ANY(\(noticesBackingOff)::bigint[]))))) AS notices,
+                       (EXISTS (SELECT 1 FROM jobs WHERE state = \(literal: JobState.queued) AND runs_alone
+                                                     AND run_at <= \(now) - make_interval(secs => \(RescuePolicy.aloneRoomAfter.seconds)::float8))
+                        AND \(workerID) = (SELECT id FROM workers
+                                           WHERE status = \(literal: WorkerState.running)
+                                             AND last_heartbeat_at > \(now) - make_interval(secs => \(Self.liveWorkerBeat.seconds)::float8)
+                                           ORDER BY jobs_in_flight, id LIMIT 1)) AS make_room_for_alone,
                        tenant_rules.*
                 FROM \(JobStore.tenantsForClaimMode)
             )
@@ -126,8 +136,12 @@ extension WorkStore {
             return backend == nil ? nil : try Outage(row: row)
         }
         let mode = try JobStore.claimMode(first)
-        return Heartbeat(outages: outages, due: due, claimMode: mode)
+        return Heartbeat(outages: outages, due: due, claimMode: mode, makeRoomForAlone: try first.decode("make_room_for_alone"))
     }
+
+    /// A worker that beat within this long counts as live when one is picked to make room for
+    /// a job that runs alone.
+    static let liveWorkerBeat = Duration.seconds(60)
 
     /// The request window a worker's AIMD limiter allows towards its backend, as its heartbeat
     /// reports it for the overview.

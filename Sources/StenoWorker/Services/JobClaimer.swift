@@ -42,8 +42,9 @@ struct JobClaimer: Service {
 
     private func claimLoop(_ group: inout DiscardingTaskGroup) async {
         while !signals.isDraining && !Task.isCancelled {
-            // A job that must run alone has the worker to itself.
-            let room = inFlight.runsAlone ? 0 : configuration.concurrency - inFlight.count
+            let room = Self.room(
+                concurrency: configuration.concurrency, inFlight: inFlight.count, runningAlone: inFlight.runsAlone,
+                makingRoomForAlone: signals.makeRoomForAlone)
             var claimed: [Job] = []
             if room > 0 {
                 do {
@@ -141,6 +142,14 @@ struct JobClaimer: Service {
             try? await clock.sleep(for: .milliseconds(250))
             left = inFlight.leases
         }
+    }
+
+    /// The slots to fill now. A job that must run alone has the worker to itself; a worker
+    /// picked to make room for one (`WorkerSignals.makeRoomForAlone`) fills none until its jobs
+    /// are done, and then claims that job first (`claim(room:)`).
+    static func room(concurrency: Int, inFlight: Int, runningAlone: Bool, makingRoomForAlone: Bool) -> Int {
+        if runningAlone || (makingRoomForAlone && inFlight > 0) { return 0 }
+        return max(0, concurrency - inFlight)
     }
 
     /// How long stopped jobs get to hand themselves back after the grace period.

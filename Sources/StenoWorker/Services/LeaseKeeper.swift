@@ -63,6 +63,9 @@ struct LeaseKeeper: Service {
                     requests: .init(backend: availability.primary, limit: requests.limit, inFlight: requests.inFlight))
                 availability.replaceOutages(with: beat.outages)
                 signals.claimMode = beat.claimMode
+                signals.makeRoomForAlone = beat.makeRoomForAlone
+                // Emptied while picked: the claim takes the job that runs alone.
+                if beat.makeRoomForAlone && inFlight.count == 0 { signals.claim.wake() }
                 act(on: beat.due)
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])

@@ -20,6 +20,7 @@ final class WorkerSignals: Sendable {
     let present = Latch()
     private let draining = Atomic<Bool>(false)
     private let mode = Mutex<ClaimMode>(.unknown)
+    private let roomForAlone = Atomic<Bool>(false)
     /// The worker's clock, which every wait of its loops goes by.
     let clock: any MonotonicClock
 
@@ -45,6 +46,13 @@ final class WorkerSignals: Sendable {
     var claimMode: ClaimMode {
         get { mode.withLock { $0 } }
         set { mode.withLock { $0 = newValue } }
+    }
+
+    /// The last heartbeat picked this worker to make room for a job that runs alone
+    /// (`WorkStore.Heartbeat.makeRoomForAlone`).
+    var makeRoomForAlone: Bool {
+        get { roomForAlone.load(ordering: .acquiring) }
+        set { roomForAlone.store(newValue, ordering: .releasing) }
     }
 
     func beginDraining() {
