@@ -204,4 +204,44 @@ struct MediaLanguageEndToEndTests {
             #expect(progress.language == "de" && !progress.languageDetected)
         }
     }
+
+    @Test("an answer in another language than the media settled on meanwhile is asked again before any review: its gates' second ask is not paid for and thrown away")
+    func languageBeforeReviews() async throws {
+        // Asked bare, the chunk's answer comes in German, and a gate would flag it (a
+        // repetition, by its compression ratio): reviewed first, it would be asked again at a
+        // higher temperature, then once more in the media's language.
+        let backend = try FaultServer { _, _ in
+            // Every ask is answered after a moment: in the first one's, the test settles the language.
+            .echo(status: 200, delay: .seconds(2)) { request in
+                let english = request.field("language") == "en"
+                let (text, language, ratio) = english ? (Self.english, "english", 1.2) : (Self.german, "german", 3.0)
+                return ([("Content-Type", "application/json")], #"""
+                    {"text":"\#(text)","language":"\#(language)","segments":[{"id":0,"start":0.2,"end":1.6,"text":"\#(text)","no_speech_prob":0.01,"avg_logprob":-0.2,"compression_ratio":\#(ratio)}]}
+                    """#)
+            }
+        }
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(FixtureBook.file("clip-2s.flac").path)
+            try await RunningWorker.with(database: database, backendURL: backend.baseURL, configure: {
+                $0.concurrency = 1
+                $0.coverage = nil
+                $0.speakerDetection = false
+            }) { _ in
+                // The media's language settles while the chunk is being asked, as another
+                // chunk's answer would settle it.
+                try await poll(until: { backend.requestCount == 1 }, "the chunk's bare ask")
+                try await client.query("UPDATE media SET detected_language = 'en' WHERE id = \(mediaID)")
+                #expect(try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"]) == "succeeded")
+            }
+            let requests = backend.requests
+            let asks = requests.map { "language \($0.field("language") ?? "none"), temperature \($0.field("temperature") ?? "none")" }
+            let atHigherTemperature = requests.filter { $0.field("temperature") != nil }.count
+            #expect(atHigherTemperature == 0, "the German answer's gate asked again before the language did: \(asks)")
+            #expect(requests.filter { $0.field("language") == "en" }.count == 1)
+        }
+    }
 }

@@ -60,10 +60,9 @@ extension ChunkJobHandler {
                 continue
             }
             var stored = Self.stored(heard, chunk: windowRange, encodedBytes: bytes.count, speedup: speedup)
-            let length = (window.upperBound - window.lowerBound) / speedup
-            // Billed as gated() bills: by the backend's usage where it said, else by the audio sent (sped up).
-            result.usageSeconds = (result.usageSeconds ?? (range.upperBound - range.lowerBound) / speedup) + (stored.usageSeconds ?? length)
-            result.costUSD = Self.sum(result.costUSD, stored.costUSD)
+            // Both asks were billed.
+            (AnswerCost(of: result, audioSeconds: range.upperBound - range.lowerBound, speedup: speedup)
+                + AnswerCost(of: stored, audioSeconds: window.upperBound - window.lowerBound, speedup: speedup)).charged(to: &result)
             if let gate {
                 // Text the gates catch in the second answer is not put in the span's place.
                 let review = Self.review(stored, heard, chunk: window, speech: speech, gate: gate)

@@ -28,16 +28,19 @@ extension ChunkJobHandler {
         var again = request
         again.temperature = Self.retryTemperature
         var chosen = (stored: first, review: review)
-        var paid = (seconds: first.usageSeconds, cost: first.costUSD)
+        // What the first ask cost, as the backend said it (nil where it did not), until a second is paid.
+        var paid = AnswerCost(seconds: first.usageSeconds ?? 0, usd: first.costUSD)
+        var paidSaid = first.usageSeconds != nil
         do {
             let second = try await requests.withPermit(classify: Self.congestion) {
                 try await transcription.transcribe(again, primaryFailures: max(0, context.job.attempt - 1), cancellation: context.cancellation)
             }
             let stored = Self.stored(second, chunk: chunk.span, encodedBytes: first.encodedBytes, speedup: speedup)
             let secondReview = Self.review(stored, second, chunk: range, speech: speech, gate: gate)
-            // Both asks were billed: by the backend's usage where it said, else by the audio sent.
-            let length = chunk.span.length.seconds / speedup
-            paid = ((paid.seconds ?? length) + (stored.usageSeconds ?? length), Self.sum(paid.cost, stored.costUSD))
+            // Both asks were billed.
+            let audio = chunk.span.length.seconds
+            paid = AnswerCost(of: first, audioSeconds: audio, speedup: speedup) + AnswerCost(of: stored, audioSeconds: audio, speedup: speedup)
+            paidSaid = true
             if secondReview.flaggedCharacters < review.flaggedCharacters {
                 chosen = (stored, secondReview)
             }
@@ -51,8 +54,8 @@ extension ChunkJobHandler {
         stored.segments = chosen.review.segments
         stored.words = chosen.review.words
         stored.flagged = chosen.review.flagged
-        stored.usageSeconds = paid.seconds
-        stored.costUSD = paid.cost
+        stored.usageSeconds = paidSaid ? paid.seconds : nil
+        stored.costUSD = paid.usd
         metrics.recordFlagged(chosen.review.flagged)
         if !chosen.review.passed {
             context.logger.notice("held back text the gates caught; it is kept as flagged", metadata: [
@@ -75,9 +78,5 @@ extension ChunkJobHandler {
                 averageLogProbability: raw.averageLogProbability, compressionRatio: raw.compressionRatio)
         }
         return gate.review(text: stored.text, segments: segments, words: stored.words, chunk: chunk, speech: speech)
-    }
-
-    static func sum(_ left: Double?, _ right: Double?) -> Double? {
-        left == nil && right == nil ? nil : (left ?? 0) + (right ?? 0)
     }
 }

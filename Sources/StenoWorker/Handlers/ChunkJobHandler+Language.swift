@@ -17,16 +17,30 @@ extension ChunkJobHandler {
         return result.transcription.language.flatMap(LanguageCode.normalized)
     }
 
-    /// The answer, or, when it was asked bare and came back in another language than the one
-    /// settled for its media meanwhile (`LanguageVote`), the answer to the same audio asked
-    /// once more in the settled language. That second ask is paid for and counted in the
-    /// chunk's usage; if it fails, the first answer stands.
+    /// What was asked and answered, once the answer's language is settled.
+    struct Asked {
+        var request: TranscriptionRequest
+        var result: TranscriptionResult
+        /// The chunk as the answer's reviews see it (its language the one asked in).
+        var chunk: WorkStore.ChunkRecord
+        /// The language the answer is in (`language(of:askedIn:)`), the settled one when asked again.
+        var language: String?
+        /// What the first answer cost, when it was put aside for a second: both are paid.
+        var earlier: AnswerCost?
+    }
+
+    /// The answer as it came, or, when it was asked bare and came back in another language than
+    /// the one settled for its media meanwhile (`LanguageVote`), the answer to the same audio
+    /// asked once more in the settled language. Checked before any review of the answer: the
+    /// first answer is then put aside unreviewed. The second ask is paid for and counted in the
+    /// chunk's usage (`earlier`); if it fails, the first answer stands.
     func inSettledLanguage(
-        _ answer: WorkStore.StoredTranscription, _ chunk: WorkStore.ChunkRecord, _ request: TranscriptionRequest, _ context: JobContext
-    ) async throws -> WorkStore.StoredTranscription {
-        guard request.language == nil, chunk.languageFromAnswers, let said = answer.language,
+        _ result: TranscriptionResult, _ request: TranscriptionRequest, _ chunk: WorkStore.ChunkRecord, encodedBytes: Int, _ context: JobContext
+    ) async throws -> Asked {
+        let first = Asked(request: request, result: result, chunk: chunk, language: Self.language(of: result, askedIn: request))
+        guard request.language == nil, chunk.languageFromAnswers, let said = first.language,
               let settled = try await store.settledLanguage(mediaID: chunk.mediaID), settled != said
-        else { return answer }
+        else { return first }
         let metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "answered_in": "\(said)", "media_language": "\(settled)"]
         context.logger.notice("the answer came back in another language than the media's; asking again in the media's", metadata: metadata)
         var again = request
@@ -41,18 +55,13 @@ extension ChunkJobHandler {
         } catch let error as TranscriptionError where error.failureClass != .cancelled {
             metrics.recordLanguageAskedAgain(.failed)
             context.logger.warning("asking again in the media's language failed; keeping the answer as it is", metadata: metadata.merging(["error": "\(error)"]) { $1 })
-            return answer
+            return first
         }
-        var stored = Self.stored(second, chunk: chunk.span, encodedBytes: answer.encodedBytes, speedup: speedup)
-        stored.voices = answer.voices
-        stored = try await reviewed(stored, second, inLanguage, again, context)
-        // Both answers were billed: by the backend's usage where it said, else by the audio sent.
-        let length = chunk.span.length.seconds / speedup
-        stored.usageSeconds = (answer.usageSeconds ?? length) + (stored.usageSeconds ?? length)
-        stored.costUSD = Self.sum(answer.costUSD, stored.costUSD)
-        stored.language = settled
         metrics.recordLanguageAskedAgain(.retaken)
-        return stored
+        let paid = AnswerCost(
+            of: Self.stored(result, chunk: chunk.span, encodedBytes: encodedBytes, speedup: speedup), audioSeconds: chunk.span.length.seconds,
+            speedup: speedup)
+        return Asked(request: again, result: second, chunk: inLanguage, language: settled, earlier: paid)
     }
 
     /// The chunk's audio asked again, whole, in `language`, through every review (`reviewed`);
@@ -73,8 +82,6 @@ extension ChunkJobHandler {
         let answer: WorkStore.StoredTranscription
         let paidAgain: Double
         let costAgain: Double?
-        // Billed as gated() bills: by the backend's usage where it said, else by the audio sent.
-        let length = range.length.seconds / speedup
         do {
             let bytes = try await encode()
             await file.close()
@@ -82,9 +89,10 @@ extension ChunkJobHandler {
             var stored = Self.stored(result, chunk: range, encodedBytes: bytes.count, speedup: speedup)
             stored = try await reviewed(stored, result, chunk, request, context)
             stored.language = language
-            (paidAgain, costAgain) = (stored.usageSeconds ?? length, stored.costUSD)
-            stored.usageSeconds = (chunk.usageSeconds ?? length) + paidAgain
-            stored.costUSD = Self.sum(chunk.costUSD, costAgain)
+            let again = AnswerCost(of: stored, audioSeconds: range.length.seconds, speedup: speedup)
+            (paidAgain, costAgain) = (again.seconds, again.usd)
+            (AnswerCost(usage: chunk.usageSeconds, usd: chunk.costUSD, audioSeconds: range.length.seconds, speedup: speedup) + again)
+                .charged(to: &stored)
             answer = stored
         } catch let error as MediaError where error.code != .cancelled {
             metrics.recordLanguageAskedAgain(.failed)

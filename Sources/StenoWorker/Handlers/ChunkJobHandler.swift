@@ -72,11 +72,10 @@ public struct ChunkJobHandler: JobHandler {
     /// How often a job waiting for another attempt's answer looks again.
     static let answerHeldRecheck = Duration.milliseconds(250)
 
-    /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, pass the
-    /// answer through the gates, ask again for speech it left without words, time a text-only
-    /// answer's words from the audio, ask again in the
-    /// media's language an answer that came back in another, keep it. Each step
-    /// ends the job early when it must.
+    /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, ask again
+    /// in the media's language an answer that came back in another, pass the answer through the
+    /// gates, ask again for speech it left without words, time a text-only answer's words from
+    /// the audio, keep it. Each step ends the job early when it must.
     public func run(_ context: JobContext) async throws -> JobOutcome {
         let chunk: WorkStore.ChunkRecord
         switch try await take(context) {
@@ -90,11 +89,18 @@ public struct ChunkJobHandler: JobHandler {
         case .done(let outcome): return outcome
         }
         let (request, result) = try await transcribe(upload, chunk, context)
-        var stored = Self.stored(result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
+        // The language first: an answer asked again in the media's settled language is not
+        // reviewed, so no gate's second ask, no ask for speech it left without words and no
+        // alignment is paid for and then thrown away with it.
+        let asked = try await inSettledLanguage(result, request, chunk, encodedBytes: upload.count, context)
+        var stored = Self.stored(asked.result, chunk: chunk.span, encodedBytes: upload.count, speedup: speedup)
         stored.voices = voices
-        var answer = try await reviewed(stored, result, chunk, request, context)
-        answer.language = Self.language(of: result, askedIn: request)
-        answer = try await inSettledLanguage(answer, chunk, request, context)
+        var answer = try await reviewed(stored, asked.result, asked.chunk, asked.request, context)
+        answer.language = asked.language
+        if let earlier = asked.earlier {
+            // Both asks were billed.
+            (earlier + AnswerCost(of: answer, audioSeconds: chunk.span.length.seconds, speedup: speedup)).charged(to: &answer)
+        }
         return try await keep(answer, chunk, latency: result.latency, context)
     }
 
