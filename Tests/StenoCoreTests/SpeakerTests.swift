@@ -328,7 +328,7 @@ struct SpeakerTests {
         var voices = Voices()
         var speakers: [SpeakerAssignment.Voice] = []
         for voice in 0..<3 {
-            speakers.append(SpeakerAssignment.Voice(number: voice + 1, sum: SpeakerClustering.sum((0..<20).map { _ in voices.sample(voice) }), pieces: 20))
+            speakers.append(SpeakerAssignment.Voice(number: voice + 1, sum: VoiceEmbedding.sum((0..<20).map { _ in voices.sample(voice) }), pieces: 20))
         }
         let profiles = [
             VoiceProfileMatch.Profile(id: 7, name: "Ada", sum: voices.sample(1)),

@@ -53,7 +53,7 @@ extension OpenAIRoutes {
             let pieces = stride(from: 0, to: samples.count, by: 160_000).map { Array(samples[$0..<min(samples.count, $0 + 160_000)]) }
             // CPU work of a few hundred milliseconds at most: on a thread of NIO's pool.
             let embeddings = try await NIOThreadPool.singleton.runIfActive { encoder.embeddings(of: pieces) }
-            return SpeakerClustering.sum(embeddings.filter { !$0.isEmpty })
+            return VoiceEmbedding.sum(embeddings.filter { !$0.isEmpty })
         } catch let error as MediaError {
             throw APIError(
                 .unsupportedMediaType, code: "unreadable_media", "the reference of \(name) cannot be read: \(error.reason)",

@@ -150,12 +150,10 @@ public struct ChapterSpeakerPlan: Sendable, Equatable {
                 let mask = window.activity[frame]
                 voices[cell] = max(voices[cell], mask.nonzeroBitCount)
                 // Alone first: the local speaker talking alone carries the moment.
-                var locals = (0..<SegmentedWindow.localSpeakers).filter { mask & (1 << UInt8($0)) != 0 }
-                locals.sort { a, b in
-                    let pa = window.pieces.contains { $0.local == a && $0.frames.contains(frame) }
-                    let pb = window.pieces.contains { $0.local == b && $0.frames.contains(frame) }
-                    return (pa ? 0 : 1, a) < (pb ? 0 : 1, b)
-                }
+                let locals = (0..<SegmentedWindow.localSpeakers).filter { mask & (1 << UInt8($0)) != 0 }
+                    .map { local in (local, measured: window.pieces.contains { $0.local == local && $0.frames.contains(frame) }) }
+                    .sorted { ($0.measured ? 0 : 1, $0.0) < ($1.measured ? 0 : 1, $1.0) }
+                    .map(\.0)
                 for local in locals {
                     if let group = groupOf[local][frame], !heard[cell].contains(group) { heard[cell].append(group) }
                 }

@@ -59,12 +59,13 @@ public struct MediaSpeakerNumbering: Sendable {
             }
         }
         // Numbers by first appearance on the media's clock; chapter order breaks a tie.
-        let speakers = Set(labels).sorted { a, b in
-            let first = { (speaker: Int) in
-                flat.indices.filter { labels[$0] == speaker }.map { (flat[$0].voice.firstHeard, flat[$0].chapter, flat[$0].voice.group) }.min { $0 < $1 }!
-            }
-            return first(a) < first(b)
+        var firstMoment: [Int: (Double, Int, Int)] = [:]
+        for (position, item) in flat.enumerated() {
+            let moment = (item.voice.firstHeard, item.chapter, item.voice.group)
+            if let known = firstMoment[labels[position]], known <= moment { continue }
+            firstMoment[labels[position]] = moment
         }
+        let speakers = firstMoment.keys.sorted { firstMoment[$0]! < firstMoment[$1]! }
         var number: [Int: Int] = [:]
         for (index, speaker) in speakers.enumerated() { number[speaker] = index + 1 }
         var result = chapters.map { [Int](repeating: 0, count: $0.count) }

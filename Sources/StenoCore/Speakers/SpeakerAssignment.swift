@@ -22,7 +22,7 @@ public struct SpeakerAssignment: Sendable {
             var voices: [Voice] = []
             for share in shares {
                 if let index = voices.firstIndex(where: { $0.number == share.number }) {
-                    voices[index].sum = SpeakerClustering.sum([voices[index].sum, share.sum])
+                    voices[index].sum = VoiceEmbedding.sum([voices[index].sum, share.sum])
                     voices[index].pieces += share.pieces
                 } else {
                     voices.append(share)
@@ -53,11 +53,11 @@ public struct SpeakerAssignment: Sendable {
     public func numbers(
         of groups: [[Float]], seconds: [Double]? = nil, known: [Voice], reserving reserved: [Int] = [], maximum: Int?
     ) -> [Int] {
-        var voices = known.map { (number: $0.number, centroid: SpeakerClustering.normalized($0.sum)) }
+        var voices = known.map { (number: $0.number, centroid: VoiceEmbedding.normalized($0.sum)) }
         var next = ((known.map(\.number) + reserved).max() ?? 0) + 1
-        let centroids = groups.map(SpeakerClustering.normalized)
+        let centroids = groups.map(VoiceEmbedding.normalized)
         func closest(_ centroid: [Float]) -> (number: Int, distance: Float)? {
-            voices.map { ($0.number, 1 - SpeakerClustering.dot($0.centroid, centroid)) }.min { $0.1 < $1.1 }
+            voices.map { ($0.number, 1 - VoiceEmbedding.dot($0.centroid, centroid)) }.min { $0.1 < $1.1 }
         }
         var result = [Int?](repeating: nil, count: groups.count)
         let small = groups.indices.map { (seconds?[$0] ?? .infinity) < smallestNewSpeaker }

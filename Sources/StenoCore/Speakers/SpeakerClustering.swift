@@ -24,7 +24,7 @@ public struct SpeakerClustering: Sendable {
     /// of speech each embedding stands for) weigh the centroids of the refinement.
     public func labels(of embeddings: [[Float]], count: SpeakerCount = .automatic, weights: [Double]? = nil) -> [Int] {
         guard !embeddings.isEmpty else { return [] }
-        let unit = embeddings.map(Self.normalized)
+        let unit = embeddings.map(VoiceEmbedding.normalized)
         let labels = unclustered(unit, count: count)
         let weights = weights?.count == unit.count ? weights! : [Double](repeating: 1, count: unit.count)
         return Self.renumbered(Self.refined(labels, unit: unit, weights: weights))
@@ -39,9 +39,9 @@ public struct SpeakerClustering: Sendable {
             let groups = Set(labels).sorted()
             guard groups.count > 1 else { return labels }
             let centroids = groups.map { group in
-                normalized(sum(labels.indices.filter { labels[$0] == group }.map { index in unit[index].map { $0 * Float(weights[index]) } }))
+                VoiceEmbedding.normalized(VoiceEmbedding.sum(labels.indices.filter { labels[$0] == group }.map { index in unit[index].map { $0 * Float(weights[index]) } }))
             }
-            let moved = unit.map { vector in groups[centroids.indices.max { dot(centroids[$0], vector) < dot(centroids[$1], vector) }!] }
+            let moved = unit.map { vector in groups[centroids.indices.max { VoiceEmbedding.dot(centroids[$0], vector) < VoiceEmbedding.dot(centroids[$1], vector) }!] }
             if moved == labels { break }
             labels = moved
         }
@@ -62,7 +62,7 @@ public struct SpeakerClustering: Sendable {
             let groups = (labels.max() ?? -1) + 1
             for group in 0..<groups {
                 let members = labels.indices.filter { labels[$0] == group }
-                centroids.append(Self.normalized(Self.sum(members.map { block[$0] })))
+                centroids.append(VoiceEmbedding.normalized(VoiceEmbedding.sum(members.map { block[$0] })))
                 sizes.append(members.count)
                 for member in members { blockLabels[start + member] = centroids.count - 1 }
             }
@@ -85,7 +85,7 @@ public struct SpeakerClustering: Sendable {
         for i in 0..<n {
             for j in (i + 1)..<n {
                 let separated = apart.map { $0[i] != nil && $0[i] == $0[j] } ?? false
-                let d = separated ? Self.apartDistance : 1 - Self.dot(points[i], points[j])
+                let d = separated ? Self.apartDistance : 1 - VoiceEmbedding.dot(points[i], points[j])
                 distance[i * n + j] = d
                 distance[j * n + i] = d
             }
@@ -153,12 +153,6 @@ public struct SpeakerClustering: Sendable {
             return numbers.count - 1
         }
     }
-
-    public static func dot(_ a: [Float], _ b: [Float]) -> Float { VoiceEmbedding.dot(a, b) }
-
-    public static func sum(_ vectors: [[Float]]) -> [Float] { VoiceEmbedding.sum(vectors) }
-
-    public static func normalized(_ vector: [Float]) -> [Float] { VoiceEmbedding.normalized(vector) }
 }
 
 /// How many speakers a media has: found by itself, exactly N, or within bounds.
