@@ -8,8 +8,10 @@ extension Steno {
             abstract: "Make, list and revoke the API keys steno-api accepts.",
             discussion: """
                 A key has a scope (read: list and fetch; submit: also add media; admin: also cancel,
-                retry, focus, delete, and read the fleet's workers and report) and a tenant: it sees
-                and adds only that tenant's media. The database keeps each key's SHA-256 only; the
+                retry, focus and delete, read its tenant's share, budgets and use, and read the
+                fleet's workers and report; operate: also read and change every tenant's share, cap
+                and budgets) and a tenant: it sees and adds only that tenant's media. Only an operate
+                key reaches other tenants, whatever its own tenant is called. The database keeps each key's SHA-256 only; the
                 key itself is printed once, by `steno keys create`.
                 """,
             subcommands: [Create.self, List.self, Revoke.self])
@@ -24,13 +26,14 @@ extension Steno {
                     \(StenoExitCode.help)
                     """, examples: [
                     "steno keys create --scope submit --tenant acme --name 'acme uploader'",
-                    "steno keys create --scope admin",
+                    "steno keys create --scope admin --tenant acme",
+                    "steno keys create --scope operate --name 'fleet dashboard'",
                     "steno keys create --scope read --json   # the key under \"key\"",
                 ]))
 
             @OptionGroup var database: DatabaseOptions
 
-            @Option(help: ArgumentHelp("read, submit or admin.", valueName: "scope"))
+            @Option(help: ArgumentHelp("read, submit, admin or operate.", valueName: "scope"))
             var scope: String
 
             @Option(help: ArgumentHelp("The tenant whose media the key sees and adds (default: default, the CLI's).", valueName: "name"))
@@ -45,7 +48,7 @@ extension Steno {
             func run() async throws {
                 try await CLIFailure.reporting {
                     guard let scope = APIScope(rawValue: scope) else {
-                        throw AdminError(.invalidInput, "--scope must be read, submit or admin, not \(scope)")
+                        throw AdminError(.invalidInput, "--scope must be read, submit, admin or operate, not \(scope)")
                     }
                     let (token, key) = try await database.withAdminStore { store in
                         try await KeyStore(client: store.client).create(scope: scope, tenant: tenant, name: name)

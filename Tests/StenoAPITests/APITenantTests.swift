@@ -9,11 +9,19 @@ import Testing
 /// The tenants' admin routes: who may read and change a tenant, and what a change accepts.
 @Suite("steno-api: tenants")
 struct APITenantTests {
-    @Test("the operator's key reads and changes every tenant; a tenant's admin key reads only its own and changes nothing")
+    @Test("an operate key reads and changes every tenant; a tenant's admin key reads only its own and changes nothing, the tenant named default's too")
     func whoMayReadAndChange() async throws {
         try await InProcessAPI.with { api in
-            let operatorKey = try await api.key(.admin, tenant: NewMedia.defaultTenant)
+            let operatorKey = try await api.key(.operate, tenant: "ops")
             let acme = try await api.key(.admin, tenant: "acme")
+            // The tenant named default (the CLI's) is a tenant like any other: its admin key
+            // reaches no other tenant.
+            let defaultAdmin = try await api.key(.admin, tenant: NewMedia.defaultTenant)
+            let byDefault = try await api.request("PATCH", "/v1/tenants/acme", key: defaultAdmin, body: .json(#"{"share": 9}"#))
+            #expect(byDefault.status == 403 && byDefault.errorCode == "operator_only", "\(byDefault.text)")
+            #expect(try await api.request("GET", "/v1/tenants/acme", key: defaultAdmin).status == 404)
+            let defaultsOwn = try await api.request("GET", "/v1/tenants", key: defaultAdmin)
+            #expect((defaultsOwn.json["tenants"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["default"], "\(defaultsOwn.text)")
             let acmeReader = try await api.key(.read, tenant: "acme")
             let patch = HTTP.Body.json(#"{"share": 2, "max_in_flight": 4, "monthly_cost_usd": 25.5}"#)
 
@@ -68,7 +76,7 @@ struct APITenantTests {
     ])
     func badChanges(body: String, field: String?) async throws {
         try await InProcessAPI.with { api in
-            let operatorKey = try await api.key(.admin, tenant: NewMedia.defaultTenant)
+            let operatorKey = try await api.key(.operate)
             let answer = try await api.request("PATCH", "/v1/tenants/acme", key: operatorKey, body: .json(body))
             #expect(answer.status == 400, "\(body): \(answer.status) \(answer.text)")
             if let field { #expect(answer.errorField == field, "\(body): \(answer.text)") }

@@ -197,6 +197,36 @@ struct TenantFairnessTests {
         }
     }
 
+    @Test("a chunk job that runs alone keeps its tenant's budget and cap; other kinds run alone regardless")
+    func aloneKeepsBudgetsAndCaps() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let store = JobStore(client: client)
+            let admin = AdminStore(client: client)
+            // acme over a budget of no audio at all; globex at its cap of one chunk job.
+            try await admin.setTenant("acme", TenantChange(dailyAudioHours: .set(0)))
+            try await admin.setTenant("globex", TenantChange(maxInFlight: .set(1)))
+            let (_, acmeChunks) = try await Self.media(client, tenant: "acme", chunks: 1)
+            let (acmeMedia, _) = try await Self.media(client, tenant: "acme", chunks: 0)
+            let acmeMerge = try await store.enqueue(NewJob(kind: .merge, mediaID: acmeMedia))
+            let (_, globexChunks) = try await Self.media(client, tenant: "globex", chunks: 2)
+            try await client.query("UPDATE jobs SET runs_alone = true WHERE id = ANY(\(acmeChunks + [acmeMerge, globexChunks[1]]))")
+            try await client.query("UPDATE jobs SET runs_alone = false WHERE id = \(globexChunks[0])")
+            let running = try await store.claim(limit: 1, worker: "w", lease: .seconds(60), kinds: [.chunk], mode: .shared(exactCaps: true))
+            #expect(running.map(\.id) == [globexChunks[0]], "globex's one slot taken")
+
+            let first = try await store.claimAlone(worker: "a", lease: .seconds(60))
+            #expect(first?.id == acmeMerge, "a merge costs nothing: it runs alone over the budget")
+            #expect(try await store.claimAlone(worker: "b", lease: .seconds(60)) == nil, "acme is over its budget and globex at its cap")
+
+            try await store.complete(try #require(running.first?.lease))
+            #expect(try await store.claimAlone(worker: "c", lease: .seconds(60))?.id == globexChunks[1], "a slot freed: globex's job runs alone")
+            try await admin.setTenant("acme", TenantChange(dailyAudioHours: .set(5)))
+            #expect(try await store.claimAlone(worker: "d", lease: .seconds(60))?.id == acmeChunks[0], "the budget raised: acme's job runs alone")
+        }
+    }
+
     @Test("deleting a capped tenant's running media frees its slots: nothing stays stuck")
     func deletingRunningMediaFreesCap() async throws {
         try await TestDatabase.with { database in

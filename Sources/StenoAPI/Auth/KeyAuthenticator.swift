@@ -45,7 +45,7 @@ public final class KeyAuthenticator: RouterMiddleware, Sendable {
             metrics.recordRefusal("unauthorized")
             throw APIError(
                 .unauthorized, code: "unauthorized", "send an API key in the Authorization header: the word Bearer, a space, and the key",
-                hint: "an operator makes keys with `steno keys create --scope read|submit|admin`")
+                hint: "an operator makes keys with `steno keys create --scope read|submit|admin|operate`")
         }
         guard let principal = try await principal(for: token) else {
             metrics.recordRefusal("unauthorized")

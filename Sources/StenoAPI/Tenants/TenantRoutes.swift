@@ -7,9 +7,9 @@ import StenoStore
 
 /// The tenants sharing the fleet: their shares, caps and budgets, their work and their use.
 ///
-/// Reading a tenant needs the admin scope; a key reads its own tenant only, except a key of the
-/// operator's tenant (`default`, the CLI's), which reads and changes every tenant. A tenant
-/// cannot raise its own share or budget: that is the operator's call.
+/// Reading a tenant needs the admin scope; an admin key reads its own tenant only, whatever that
+/// tenant is called. An operate key reads and changes every tenant. A tenant cannot raise its own
+/// share or budget: that is the operator's call.
 struct TenantRoutes: Sendable {
     let store: AdminStore
     let clock: any MonotonicClock
@@ -22,15 +22,13 @@ struct TenantRoutes: Sendable {
             .keyed(.get, "/v1/tenants/{name}/usage", usage),
         ]
     }
-
-    static let operatorTenant = NewMedia.defaultTenant
 }
 
 extension TenantRoutes {
-    /// `GET /v1/tenants`: every tenant for the operator's key, the key's own for another.
+    /// `GET /v1/tenants`: every tenant for an operate key, the key's own for an admin key.
     func tenants(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
-        let named = principal.tenant == Self.operatorTenant ? nil : principal.tenant
+        let named = principal.scope.allows(.operate) ? nil : principal.tenant
         // A key's tenant has a row from the key's making on (migration 0019); a missing one lists as none.
         let found: [TenantOverview]
         do {
@@ -53,14 +51,14 @@ extension TenantRoutes {
 
     /// `PATCH /v1/tenants/{name}` with any of `share`, `max_in_flight`, `daily_audio_hours`,
     /// `monthly_audio_hours`, `daily_cost_usd`, `monthly_cost_usd`: a number sets it, `null`
-    /// clears it, a field left out stays. Operator's key only.
+    /// clears it, a field left out stays. An operate key only.
     func change(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let principal = try context.require(.admin)
         let name = try Self.name(context)
-        guard principal.tenant == Self.operatorTenant else {
+        guard principal.scope.allows(.operate) else {
             throw APIError(
-                .forbidden, code: "operator_only", "only a key of the operator's tenant (default) changes a tenant's share, cap or budgets",
-                hint: "ask the fleet's operator, or use `steno tenants set`")
+                .forbidden, code: "operator_only", "only an operate key changes a tenant's share, cap or budgets",
+                hint: "ask the fleet's operator, who makes operate keys with `steno keys create --scope operate`, or use `steno tenants set`")
         }
         let body = try await request.body.collect(upTo: 16 << 10)
         let change = try Self.change(from: Data(buffer: body))
@@ -93,7 +91,7 @@ extension TenantRoutes {
         let principal = try context.require(.admin)
         let name = try Self.name(context)
         // Another tenant's row is not there at all for this key, as another tenant's media is not.
-        guard principal.tenant == Self.operatorTenant || principal.tenant == name else {
+        guard principal.scope.allows(.operate) || principal.tenant == name else {
             throw APIError.notFound("there is no tenant \(name)")
         }
         return name

@@ -56,9 +56,18 @@ extension JobStore {
     /// Claims one job that must run alone (it was running when its worker died twice), for a
     /// worker that runs nothing else and then claims nothing beside it. It reads the small
     /// partial index of such jobs (`jobs_alone_idx`, migration 0012): nearly free when there is none.
+    /// A chunk job runs alone only within its tenant's budgets and cap, as any chunk job: the
+    /// capped tenants' locks are taken first, as the shared claim takes them.
     public func claimAlone(worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> Job? {
-        try await client.withConnection { [time] in
-            try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, now: time.now, on: $0).first
+        try await client.withConnection { [time] connection in
+            try await connection.withTransaction { connection in
+                try await connection.query(
+                    """
+                    SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))
+                    FROM (SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name) AS capped
+                    """)
+                return try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, now: time.now, on: connection).first
+            }
         }
     }
 
@@ -120,6 +129,16 @@ extension JobStore {
                 WHERE j.id = ANY(ARRAY(
                     SELECT id FROM jobs q
                     WHERE state = \(literal: JobState.queued) AND run_at <= \(now) AND runs_alone \(only)
+                      -- A chunk job is paid for: not past its tenant's budget or cap.
+                      AND (q.kind <> \(literal: JobKind.chunk) OR NOT EXISTS (
+                          SELECT 1 FROM tenants t
+                          WHERE t.name = q.tenant
+                            AND ((num_nonnulls(t.daily_audio_hours, t.monthly_audio_hours, t.daily_cost_usd, t.monthly_cost_usd) > 0
+                                  AND steno_over_budget(t.name, \(now)) IS NOT NULL)
+                                 OR (t.max_in_flight IS NOT NULL
+                                     AND (SELECT count(*) FROM jobs r
+                                          WHERE r.state = \(literal: JobState.running) AND r.kind = \(literal: JobKind.chunk) AND r.tenant = t.name)
+                                         >= t.max_in_flight))))
                     ORDER BY priority DESC, run_at, id
                     LIMIT \(literal: limit)
                     FOR UPDATE SKIP LOCKED))

@@ -8,7 +8,7 @@ public import StenoPostgres
 /// worker's wait cannot fall behind the tables they read.
 public enum StenoSchema {
     /// The newest file in `migrations/` (`0024_speaker_groups.sql`).
-    public static let requiredMigration = 24
+    public static let requiredMigration = 25
 
     /// The newest migration applied to the database; nil when it has no Steno schema at all.
     public static func appliedMigration(_ client: PostgresClient) async throws -> Int? {
