@@ -48,6 +48,36 @@ struct SpeechRecognizerTests {
         #expect(recognizer.recognitionWindows(samples).count >= 3, "8-second windows over 29 s of speech")
     }
 
+    @Test("the same audio gets the same words whatever the recogniser heard before it")
+    func wordsDoNotDependOnEarlierRequests() async throws {
+        let (_, samples) = try await Self.bookSamples()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("steno-recognizer-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sentence = "Palmer went on in the bacon factory for many years, and every morning he walked down the hill to the harbour "
+            + "where the boats came in with their nets full of silver fish. The harbour master kept a ledger of every catch."
+        let flite = try await ChildProcess.run("/usr/bin/flite", ["-voice", "slt", "-t", sentence, "-o", path])
+        try #require(flite.status == 0, "flite: \(flite.standardError)")
+        let media = MediaFile(.file(path: path))
+        let speech = try await media.decode(MediaTime.zero..<(try #require(try await media.probe().duration)))
+        await media.close()
+        // Loud, steady noise: what a decoder that carries its noise estimate over keeps longest.
+        var state: UInt64 = 7
+        let noise = (0..<(15 * 16_000)).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int16(Int((state >> 33) % 12_000) - 6_000)
+        }
+        let recognizer = try SpeechRecognizer(poolSize: 1, maximumWaiting: 4)
+        try await recognizer.load()
+        let first = try await recognizer.transcribe(speech).words.map(\.word)
+        _ = try await recognizer.transcribe(noise)
+        let afterNoise = try await recognizer.transcribe(speech).words.map(\.word)
+        _ = try await recognizer.transcribe(Array(samples.suffix(10 * 16_000)))
+        let afterOtherSpeech = try await recognizer.transcribe(speech).words.map(\.word)
+        #expect(!first.isEmpty)
+        #expect(afterNoise == first, "after noise: \(afterNoise.joined(separator: " ")) vs \(first.joined(separator: " "))")
+        #expect(afterOtherSpeech == first, "after other speech: \(afterOtherSpeech.joined(separator: " ")) vs \(first.joined(separator: " "))")
+    }
+
     @Test("answers loading before the model is loaded, and overloaded when the line is full")
     func loadingAndOverload() async throws {
         let recognizer = try SpeechRecognizer(poolSize: 1, maximumWaiting: 0)

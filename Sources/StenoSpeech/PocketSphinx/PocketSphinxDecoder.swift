@@ -66,6 +66,11 @@ final class PocketSphinxDecoder {
     /// Runs `samples` through `decoder`'s current search as one utterance.
     static func decodeUtterance(_ decoder: OpaquePointer, _ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) {
         guard let base = samples.baseAddress else { return }
+        // Each utterance is a stream of its own. Within a stream, pocketsphinx carries its noise
+        // estimate from one utterance to the next (`-remove_noise`, on by default): the same
+        // audio then came back with other words after the decoder had heard another recording,
+        // so a chunk's words depended on which request its decoder served before it.
+        try PocketSphinxCall.check(ps_start_stream(decoder), "ps_start_stream")
         try PocketSphinxCall.check(ps_start_utt(decoder), "ps_start_utt")
         do throws(SpeechError) {
             try PocketSphinxCall.check(ps_process_raw(decoder, base, samples.count, 0, 1), "ps_process_raw")
