@@ -13,7 +13,13 @@ struct AlignmentTextTests {
         ("1,250", ["one", "thousand", "two", "hundred", "fifty"]),
         ("3.5", ["three", "point", "five"]),
         ("3.", ["three"]),
-        ("1990s", ["nineteen", "ninety", "s"]),
+        ("1990s", ["nineteen", "nineties"]),
+        ("21st", ["twenty", "first"]),
+        ("12th,", ["twelfth"]),
+        ("5%", ["five", "percent"]),
+        ("$5", ["five", "dollars"]),
+        ("$1", ["one", "dollar"]),
+        ("£3.5", ["three", "point", "five", "pounds"]),
         ("—", []),
         ("Müller", ["müller"]),
     ])
@@ -35,7 +41,8 @@ struct AlignmentTextTests {
     @Test("a written word takes the span of its spoken words, in the order they were heard")
     func writtenWordsTakeTheirSpokenSpan() throws {
         let text = AlignmentText("It was 1918, the year.")
-        let heard = Self.heard([("it", 10, 10.2), ("was", 10.2, 10.5), ("nineteen", 10.6, 11.0), ("eighteen", 11.0, 11.5), ("the", 11.9, 12.0), ("year", 12.0, 12.4)])
+        let year = try #require(text.tokens[2].units.first?.name)
+        let heard = Self.heard([("it", 10, 10.2), ("was", 10.2, 10.5), (year, 10.6, 11.5), ("the", 11.9, 12.0), ("year", 12.0, 12.4)])
         let words = try #require(AlignedWords.timed(text, heard: heard, within: 10...20))
         #expect(words.map(\.word) == ["It", "was", "1918,", "the", "year."])
         #expect(words[2].start == 10.6 && words[2].end == 11.5)
@@ -71,6 +78,40 @@ struct AlignmentTextTests {
         let words = try #require(AlignedWords.timed(text, heard: heard, within: 0...60))
         #expect(words.last!.word == "slept" && words.last!.estimated)
         #expect(words.last!.end < 4, "\(words.last!)")
+    }
+
+    @Test("a number is one unit to the aligner, with each way it is read", arguments: [
+        ("1700", [["seventeen", "hundred"], ["one", "thousand", "seven", "hundred"]]),
+        ("250", [["two", "hundred", "fifty"], ["two", "hundred", "and", "fifty"]]),
+        ("1905", [["nineteen", "oh", "five"], ["one", "thousand", "nine", "hundred", "five"], ["nineteen", "hundred", "and", "five"]]),
+        ("1,500", [["one", "thousand", "five", "hundred"], ["fifteen", "hundred"]]),
+        ("2005", [["two", "thousand", "five"], ["two", "thousand", "and", "five"], ["twenty", "oh", "five"]]),
+        ("0042", [["zero", "zero", "four", "two"], ["oh", "oh", "four", "two"]]),
+    ])
+    func numberReadings(written: String, readings: [[String]]) throws {
+        let units = AlignmentText(written).tokens[0].units
+        try #require(units.count == 1, "\(units)")
+        #expect(units[0].readings.first == readings.first)
+        for reading in readings { #expect(units[0].readings.contains(reading), "\(reading) in \(units[0].readings)") }
+        #expect(units[0].readings.count <= NumberWords.mostReadings)
+        #expect(AlignmentText("nine").units == [SpokenUnit(word: "nine")], "a word is its own unit")
+    }
+
+    @Test("words not heard that start a sentence are said just before the next heard word, not spread over the pause before them")
+    func unheardSentenceStartStaysOnItsSpeech() throws {
+        let text = AlignmentText("They rested. 9,000 loaves were sold, and the rest kept.")
+        let heard = Self.heard([
+            ("they", 1, 1.3), ("rested", 1.3, 1.8), ("loaves", 4.6, 5.0), ("were", 5.0, 5.2), ("sold", 5.2, 5.6),
+            ("the", 7.6, 7.7), ("rest", 7.7, 8.0), ("kept", 8.0, 8.4),
+        ])
+        let words = try #require(AlignedWords.timed(text, heard: heard, within: 0...10))
+        let number = words[2]
+        #expect(number.word == "9,000" && number.estimated)
+        // Spread over the pause it started at 1.8, where "rested." ends.
+        #expect(number.start > 3.0 && number.end <= 4.6, "\(number)")
+        // "and" ends no clause but follows one: it is said before "the", after the pause.
+        let and = words[6]
+        #expect(and.word == "and" && and.start > 6.5 && and.end <= 7.6, "\(and)")
     }
 
     @Test("too little of the text heard gives no times at all", arguments: [0, 1, 2])

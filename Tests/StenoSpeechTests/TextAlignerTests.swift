@@ -21,7 +21,9 @@ struct TextAlignerTests {
 
     /// The recording, and the time each sentence starts and ends at in it (flite's own
     /// silence at a sentence's edges measured off).
-    static func recording() async throws -> (samples: [Int16], sentences: [ClosedRange<Double>]) {
+    static func recording(
+        _ sentences: [String] = sentences, pauses: [Double] = pauses
+    ) async throws -> (samples: [Int16], sentences: [ClosedRange<Double>]) {
         var samples: [Int16] = []
         var spans: [ClosedRange<Double>] = []
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("steno-aligner-\(UUID().uuidString)")
@@ -82,6 +84,31 @@ struct TextAlignerTests {
         for (previous, next) in zip(words, words.dropFirst()) {
             #expect(previous.start <= next.start, "\(previous) then \(next)")
         }
+    }
+
+    @Test("numbers are timed however the speaker reads them: flite says 1700 as \"one thousand seven hundred\", and a sentence that starts with a number starts on its speech")
+    func numbersReadEitherWay() async throws {
+        let sentences = [
+            "The bakers worked through the night without a rest.",
+            "9,000 loaves were sold in the square by noon.",
+            "The family had come to the town in 1700, after the great flood.",
+            "In 1700 the harbour was still a marsh.",
+            "2,500 people lived there by the 21st of June.",
+        ]
+        let (samples, spans) = try await Self.recording(sentences, pauses: [1.0, 2.2, 1.4, 1.5, 2.0])
+        let aligner = try TextAligner(poolSize: 1)
+        let words = try #require(try await aligner.align(sentences.joined(separator: " "), samples: samples, start: 0))
+        let firsts = Self.firstWords(words)
+        try #require(firsts.count == spans.count)
+        for (index, span) in spans.enumerated() {
+            #expect(abs(firsts[index].start - span.lowerBound) < 0.3, "sentence \(index): \(firsts[index]) against \(span)")
+        }
+        // flite runs "in" into the number with no pause: the number's time starts where "in" ends.
+        for (previous, number) in zip(words, words.dropFirst()) where number.word.hasPrefix("1700") {
+            #expect(!number.estimated && number.start - previous.end < 0.15, "\(previous) then \(number)")
+        }
+        let ordinal = try #require(words.first { $0.word == "21st" })
+        #expect(!ordinal.estimated, "\(ordinal)")
     }
 
     @Test("words the backend wrote but nobody said, words it left out and a sentence it made up at the end do not pull the others off their speech")

@@ -2,7 +2,8 @@
 ///
 /// The aligner hears the text's spoken words in order and may skip some (a word the backend
 /// wrote but nobody said, a name it cannot pronounce): what it heard is a subsequence of
-/// `AlignmentText.spokenWords`, matched here word by word in order. A written word takes the
+/// `AlignmentText.units` (a number with several readings heard as one), matched here unit by
+/// unit in order. A written word takes the
 /// time of its spoken words; one the aligner skipped is laid between the heard words around
 /// it and marked `estimated`.
 public enum AlignedWords {
@@ -18,7 +19,7 @@ public enum AlignedWords {
     /// them. `heard` holds the aligner's words (the spoken forms) on the media's clock, and
     /// `span` is the audio it read.
     public static func timed(_ text: AlignmentText, heard: [TimedWord], within span: ClosedRange<Double>) -> [TimedWord]? {
-        let spoken = text.tokens.enumerated().flatMap { index, token in token.spoken.map { (token: index, word: $0) } }
+        let spoken = text.tokens.enumerated().flatMap { index, token in token.units.map { (token: index, word: $0.name) } }
         guard !spoken.isEmpty else { return nil }
         var times: [ClosedRange<Double>?] = Array(repeating: nil, count: text.tokens.count)
         var next = 0
@@ -51,10 +52,30 @@ public enum AlignedWords {
             var from = words.last?.end ?? span.lowerBound
             var to = end < text.tokens.count ? times[end]!.lowerBound : span.upperBound
             if words.isEmpty { from = max(from, to - length) }
-            if end == text.tokens.count { to = min(to, from + length) }
+            if end == text.tokens.count {
+                to = min(to, from + length)
+            } else if !words.isEmpty, to - from > length {
+                // Between heard words, a gap longer than the run holds a pause too. Where the
+                // text breaks says on which side: a run that starts a sentence or clause ("...
+                // rest. 9,000 loaves") is said just before the next heard word, one that ends
+                // one just after the last. Spread over the pause, a sentence's first word started
+                // where the last sentence ended.
+                if Self.endsClause(text.tokens[index - 1].text) {
+                    from = to - length
+                } else if Self.endsClause(text.tokens[end - 1].text) {
+                    to = from + length
+                }
+            }
             words += UntimedWordLayout.proportional(run, over: [min(from, to)...max(from, to)])
             index = end
         }
         return words
+    }
+
+    /// Whether a written word ends a sentence or clause: its last mark before any closing
+    /// quote or bracket is one of . , ; : ! ? or an ellipsis.
+    static func endsClause(_ written: String) -> Bool {
+        guard let mark = written.last(where: { !"\"'\u{201D}\u{2019})]".contains($0) }) else { return false }
+        return ".,;:!?\u{2026}".contains(mark)
     }
 }

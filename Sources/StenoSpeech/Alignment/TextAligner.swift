@@ -32,7 +32,7 @@ public final class TextAligner: Sendable {
     /// Words the aligner skipped are placed between their neighbours and marked `estimated`.
     public func align(_ text: String, samples: [Int16], start: Double) async throws(SpeechError) -> [TimedWord]? {
         let alignable = AlignmentText(text)
-        let spoken = alignable.spokenWords
+        let spoken = alignable.units
         guard !spoken.isEmpty, !samples.isEmpty else { return nil }
         let heard: [RecognizedWord]
         do {
@@ -77,7 +77,7 @@ final class Aligner: @unchecked Sendable {
         return loaded
     }
 
-    func align(_ words: [String], _ samples: [Int16]) async throws(SpeechError) -> [RecognizedWord] {
+    func align(_ words: [SpokenUnit], _ samples: [Int16]) async throws(SpeechError) -> [RecognizedWord] {
         let outcome: Result<[RecognizedWord], SpeechError> = await thread.run {
             Result { () throws(SpeechError) -> [RecognizedWord] in
                 guard let aligner = self.aligner else { throw SpeechError(.recognitionFailed, "the aligner has no model loaded") }

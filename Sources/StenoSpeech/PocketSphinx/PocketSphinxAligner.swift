@@ -56,12 +56,12 @@ final class PocketSphinxAligner {
         cmd_ln_free_r(configuration)
     }
 
-    /// The words of `words` (lower-case spoken forms, in order) that the decoder heard in one
-    /// stretch of 16 kHz mono PCM, with times relative to its first sample; empty when no path
-    /// through the text fits the audio.
-    func align(_ words: [String], _ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) -> [RecognizedWord] {
+    /// The units of `units` (words, and numbers with each of their readings, in order) that
+    /// the decoder heard in one stretch of 16 kHz mono PCM, by name, with times relative to its
+    /// first sample; empty when no path through the text fits the audio.
+    func align(_ units: [SpokenUnit], _ samples: UnsafeBufferPointer<Int16>) throws(SpeechError) -> [RecognizedWord] {
         guard !samples.isEmpty else { return [] }
-        let known = words.filter(knowsOrLearns)
+        let known = units.filter(knowsOrLearns).map(\.name)
         guard !known.isEmpty else { return [] }
         try useGrammar(of: known)
         try PocketSphinxDecoder.decodeUtterance(decoder, samples)
@@ -71,14 +71,32 @@ final class PocketSphinxAligner {
         return PocketSphinxDecoder.words(of: decoder)
     }
 
-    /// True when the dictionary has the word or now has it, spelt out by letter rules.
-    private func knowsOrLearns(_ word: String) -> Bool {
-        if let phones = ps_lookup_word(decoder, word) {
+    /// True when the dictionary has the unit or now has it: a word spelt out by letter rules,
+    /// a number with each reading as one of its pronunciations ("#..." and "#...(2)", which
+    /// the grammar's search follows as alternatives, `-fsgusealtpron`).
+    private func knowsOrLearns(_ unit: SpokenUnit) -> Bool {
+        if let phones = ps_lookup_word(decoder, unit.name) {
             free(phones)
             return true
         }
-        guard let phones = SpellingPronunciation.phones(word) else { return false }
-        return ps_add_word(decoder, word, phones, 0) >= 0
+        let pronunciations = unit.readings.compactMap { reading -> String? in
+            let phones = reading.compactMap(phones(of:))
+            return phones.count == reading.count ? phones.joined(separator: " ") : nil
+        }
+        guard let first = pronunciations.first, ps_add_word(decoder, unit.name, first, 0) >= 0 else { return false }
+        for (index, other) in pronunciations.dropFirst().enumerated() {
+            _ = ps_add_word(decoder, "\(unit.name)(\(index + 2))", other, 0)
+        }
+        return true
+    }
+
+    /// A word's phones from the dictionary, else by letter rules.
+    private func phones(of word: String) -> String? {
+        if let phones = ps_lookup_word(decoder, word) {
+            defer { free(phones) }
+            return String(cString: phones)
+        }
+        return SpellingPronunciation.phones(word)
     }
 
     /// Makes the chain grammar of `words` the decoder's search.
