@@ -95,6 +95,17 @@ let package = Package(
             dependencies: ["CCurl", "StenoCore", "StenoInfrastructure", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The S3-compatible object store media are kept in when machines share no volume:
+        // SigV4 signing (swift-crypto's SHA-256 and HMAC), uploads in parts, signed read links.
+        // Its requests go over StenoTranscription's curl engine (`HTTPCall`).
+        .target(
+            name: "StenoObjectStore",
+            dependencies: [
+                "StenoInfrastructure", "StenoTranscription", "StenoMedia", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // pocketsphinx wrapper: offline English recognition with a pool of decoders.
         .target(
             name: "StenoSpeech",
@@ -227,6 +238,10 @@ let package = Package(
         // Pure tests: no database, no process, no network; `swift test --filter 'StenoCoreTests|StenoUnitTests'`
         // runs them without STENO_TEST_DATABASE_URL. StenoUnitTests holds those of the modules above StenoCore.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
+        .testTarget(
+            name: "StenoObjectStoreTests",
+            dependencies: ["StenoObjectStore", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "StenoUnitTests",
             dependencies: [

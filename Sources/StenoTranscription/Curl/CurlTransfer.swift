@@ -58,6 +58,13 @@ final class CurlTransfer: @unchecked Sendable {
             mime = nil
         }
 
+        if let method = request.method {
+            if method == "HEAD" {
+                try easy.set(CURLOPT_NOBODY, 1)
+            } else {
+                try easy.set(CURLOPT_CUSTOMREQUEST, method)
+            }
+        }
         try easy.set(CURLOPT_URL, request.url)
         // Only HTTP(S): a base URL must not make curl speak FILE, FTP or anything else.
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")

@@ -21,6 +21,8 @@ struct HTTPRequest: Sendable {
     }
 
     var url: String
+    /// A method other than the body's own (POST for a body, GET without): PUT, DELETE, HEAD.
+    var method: String?
 
     /// Whether `url` is one the engine may send to: http or https, in any case (the engine also
     /// refuses every other protocol, but with curl's words).

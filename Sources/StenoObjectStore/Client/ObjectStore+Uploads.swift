@@ -1,0 +1,118 @@
+import Crypto
+public import Foundation
+import StenoInfrastructure
+import StenoTranscription
+
+extension ObjectStore {
+    /// An object as Steno stored it: where, how large, and the SHA-256 of its bytes.
+    public struct StoredObject: Sendable, Equatable {
+        public var key: String
+        public var size: Int64
+        public var sha256: String
+    }
+
+    /// Stores the file at `path` as `key`, reading it a part at a time, so that memory stays at
+    /// one part (16 MiB) whatever the file's size: one PUT for a file up to a part, a multipart
+    /// upload above. A multipart upload that fails is aborted, leaving no parts behind.
+    public func upload(fileAt path: String, as key: String, contentType: String = "application/octet-stream") async throws(ObjectStoreError) -> StoredObject {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw ObjectStoreError(.refused, "the file to store cannot be read")
+        }
+        defer { try? file.close() }
+        let partSize = configuration.partSize
+        var whole = SHA256()
+        var first = try Self.read(file, partSize)
+        guard first.count == partSize else {
+            whole.update(data: first)
+            try await put(key, first, contentType: contentType)
+            return StoredObject(key: key, size: Int64(first.count), sha256: SigV4Signer.hex(whole.finalize()))
+        }
+        let created = try await send(.post, key: key, query: [URLQueryItem(name: "uploads", value: "")], headers: ["content-type": contentType])
+        guard let uploadID = S3XML(created.body)?.first("UploadId"), !uploadID.isEmpty else {
+            throw ObjectStoreError(.refused, "the object store started no multipart upload for \(key)")
+        }
+        do throws(ObjectStoreError) {
+            var parts: [(number: Int, etag: String)] = []
+            var size: Int64 = 0
+            var part = first
+            first = []
+            while !part.isEmpty {
+                whole.update(data: part)
+                size += Int64(part.count)
+                let number = parts.count + 1
+                let answer = try await send(
+                    .put, key: key, query: [URLQueryItem(name: "partNumber", value: String(number)), URLQueryItem(name: "uploadId", value: uploadID)],
+                    body: part)
+                guard let etag = answer.header("etag") else {
+                    throw ObjectStoreError(.refused, "the object store gave part \(number) of \(key) no ETag")
+                }
+                parts.append((number, etag))
+                part = try Self.read(file, partSize)
+            }
+            try await complete(key: key, uploadID: uploadID, parts: parts)
+            return StoredObject(key: key, size: size, sha256: SigV4Signer.hex(whole.finalize()))
+        } catch {
+            try? await abort(key: key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    func complete(key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws(ObjectStoreError) {
+        let body = "<CompleteMultipartUpload>"
+            + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.escaped($0.etag))</ETag></Part>" }.joined()
+            + "</CompleteMultipartUpload>"
+        let answer = try await send(
+            .post, key: key, query: [URLQueryItem(name: "uploadId", value: uploadID)], body: Array(body.utf8), headers: ["content-type": "application/xml"])
+        // S3 may answer 200 with an error in the body when the completion fails late.
+        if let xml = S3XML(answer.body), let code = xml.first("Code"), xml.first("ETag") == nil {
+            throw ObjectStoreError(code == "SlowDown" || code == "InternalError" ? .unavailable : .refused, "the object store did not complete \(key)", storeCode: code, status: answer.status)
+        }
+    }
+
+    func abort(key: String, uploadID: String) async throws(ObjectStoreError) {
+        _ = try await send(.delete, key: key, query: [URLQueryItem(name: "uploadId", value: uploadID)], accepting: [200, 204, 404])
+    }
+
+    /// Aborts the multipart uploads under this store's prefix started more than
+    /// `abandonedUploadAge` before `now` (an upload cut off and never resumed), and returns how
+    /// many it aborted.
+    public func abortAbandonedUploads(now: Date) async throws(ObjectStoreError) -> Int {
+        let answer = try await send(.get, key: "", query: [URLQueryItem(name: "uploads", value: ""), URLQueryItem(name: "prefix", value: configuration.prefix)])
+        let age = Double(configuration.abandonedUploadAge.components.seconds)
+        var aborted = 0
+        for upload in S3XML(answer.body)?.records("Upload") ?? [] {
+            guard let key = upload["Key"], let id = upload["UploadId"], let initiated = upload["Initiated"].flatMap(Self.parseTime) else { continue }
+            guard now.timeIntervalSince(initiated) > age else { continue }
+            try await abort(key: key, uploadID: id)
+            aborted += 1
+        }
+        return aborted
+    }
+
+    static func parseTime(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    static func read(_ file: FileHandle, _ count: Int) throws(ObjectStoreError) -> [UInt8] {
+        do {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(count)
+            while bytes.count < count {
+                guard let data = try file.read(upToCount: count - bytes.count), !data.isEmpty else { break }
+                bytes.append(contentsOf: data)
+            }
+            return bytes
+        } catch {
+            throw ObjectStoreError(.refused, "the file to store could not be read: \(error.localizedDescription)")
+        }
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

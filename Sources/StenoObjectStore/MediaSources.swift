@@ -1,0 +1,27 @@
+public import StenoMedia
+
+/// Where a media's recording is read from: an object in the store through a signed link that
+/// FFmpeg reads with ranged GETs (seeking through MP4 sample tables and chapters as on disk),
+/// else the path or URL the media names.
+public struct MediaSources: Sendable {
+    public let store: ObjectStore?
+
+    public init(store: ObjectStore?) {
+        self.store = store
+    }
+
+    /// The location to open for `source`. An object of another bucket is `refused`, and one
+    /// named where no store is configured is a `configuration` error naming the settings.
+    public func location(of source: String) throws(ObjectStoreError) -> MediaLocation {
+        if let store {
+            if let key = try store.key(ofSource: source) {
+                return .url(store.readLink(key, lifetime: store.configuration.readLinkLifetime))
+            }
+        } else if ObjectAddress(source) != nil {
+            throw ObjectStoreError(
+                .configuration,
+                "the recording is in an object store (\(source)) and this process has none configured: set STENO_S3_BUCKET, STENO_S3_ENDPOINT and the credentials")
+        }
+        return MediaLocation(source)
+    }
+}
