@@ -240,7 +240,7 @@ let package = Package(
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoInfrastructure", "StenoTestSupport"]),
         .testTarget(
             name: "StenoObjectStoreTests",
-            dependencies: ["StenoObjectStore", "StenoMedia", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StenoObjectStore", "StenoMedia", "StenoTranscription", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StenoUnitTests",

@@ -109,21 +109,20 @@ public final class RunningObjectStore: Sendable {
     public func createBucket(_ name: String) async throws {
         let made = try await polled(within: .seconds(60)) { () async throws -> Bool? in
             let answer = try await self.curl(["-X", "PUT", "\(self.endpoint)/\(name)"])
-            return answer.hasPrefix("200") || answer.hasPrefix("409") ? true : nil
+            return answer.status == 200 || answer.status == 409 ? true : nil
         }
         guard made == true else { throw TestEnvironmentError("SeaweedFS made no bucket \(name); see \(log)") }
     }
 
-    /// Runs curl signed with this store's keys; returns the status code and then the body.
-    public func curl(_ arguments: [String]) async throws -> String {
+    /// Runs curl signed with this store's keys; returns the status and the body.
+    public func curl(_ arguments: [String]) async throws -> (status: Int, body: [UInt8]) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("steno-s3-curl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
         let result = try await ChildProcess.run(
             "/usr/bin/curl",
             ["-s", "--aws-sigv4", "aws:amz:\(region):s3", "--user", "\(accessKey):\(secretKey)", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
-             "-w", "%{http_code}\n", "-o", "-"] + arguments)
-        // The status is the last line; put it first.
-        var lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        let status = lines.popLast() ?? ""
-        return ([status] + lines).joined(separator: "\n")
+             "-w", "%{http_code}", "-o", output] + arguments)
+        let body = FileManager.default.contents(atPath: output).map { Array($0) } ?? []
+        return (Int(result.standardOutput) ?? 0, body)
     }
 }
