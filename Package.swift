@@ -149,6 +149,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
+                "StenoObjectStore",
                 "StenoTranscription",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,6 +166,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
+                "StenoObjectStore",
                 "StenoTranscription",
                 "StenoVoice",
                 "StenoSpeech",
@@ -183,6 +185,7 @@ let package = Package(
                 "StenoSpeech",
                 "StenoLogging",
                 "StenoMedia",
+                "StenoObjectStore",
                 "StenoPostgres",
                 "StenoStore",
                 "StenoTranscription",
@@ -205,6 +208,7 @@ let package = Package(
                 "StenoPostgres",
                 "StenoStore",
                 "StenoMedia",
+                "StenoObjectStore",
                 "StenoTranscription",
                 "StenoVoice",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -224,7 +228,7 @@ let package = Package(
         .executableTarget(
             name: "steno-api",
             dependencies: [
-                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoInfrastructure", "StenoLogging", "StenoVoice",
+                "StenoAPI", "StenoPostgres", "StenoStore", "StenoCore", "StenoInfrastructure", "StenoLogging", "StenoObjectStore", "StenoVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -266,7 +270,8 @@ let package = Package(
         .testTarget(name: "StenoCLITests", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser"), "StenoCore", "StenoCLI", "StenoPostgres", "StenoStore", "StenoTestSupport"]),
         .testTarget(
             name: "StenoAPITests",
-            dependencies: ["StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: [
+                "StenoObjectStore", "StenoAPI", "StenoStore", "StenoPostgres", "StenoCore", "StenoInfrastructure", "StenoTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
@@ -274,6 +279,7 @@ let package = Package(
         .testTarget(
             name: "StenoWorkerTests",
             dependencies: [
+                "StenoObjectStore",
                 "StenoWorker", "StenoASR", "StenoPostgres", "StenoStore", "StenoMedia", "StenoTranscription", "StenoVoice", "StenoCore", "StenoInfrastructure",
                 "StenoSpeech", "StenoTestSupport",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import StenoMedia
+import StenoObjectStore
 
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,8 @@ struct MediaSourceResolver {
 
     /// Where the media must live, as workers mount it; `nil` for anywhere.
     var mediaRoot: String?
+    /// The object store's bucket (`STENO_S3_BUCKET`): `s3://` sources must name an object in it.
+    var objectBucket: String?
     var currentDirectory: String = FileManager.default.currentDirectoryPath
 
     struct Resolution {
@@ -83,6 +86,16 @@ struct MediaSourceResolver {
     private static var extensionList: String { mediaExtensions.sorted().joined(separator: ", ") }
 
     private func urlProblem(_ text: String, scheme: String) -> String? {
+        if scheme == "s3" {
+            guard let objectBucket else {
+                return "\(text): s3:// sources are read from the fleet's object store, and none is configured: set STENO_S3_BUCKET, STENO_S3_ENDPOINT and the credentials as the workers have them"
+            }
+            guard let address = ObjectAddress(text) else { return "\(text): write an object as s3://\(objectBucket)/KEY" }
+            guard address.bucket == objectBucket else {
+                return "\(text): the fleet reads only its own bucket, \(objectBucket) (STENO_S3_BUCKET); copy the object there first"
+            }
+            return nil
+        }
         guard scheme == "http" || scheme == "https" else {
             return "\(text): \(MediaLocation.unsupportedScheme(scheme))"
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StenoCore
+import StenoObjectStore
 import StenoPostgres
 import StenoStore
 
@@ -113,7 +114,13 @@ extension Steno {
                 throw AdminError(.invalidInput, "--\(error.field) \(error.problem)", hint: error.hint)
             }
             let root = mediaRoot ?? ProcessInfo.processInfo.environment["STENO_MEDIA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
-            let resolution = MediaSourceResolver(mediaRoot: root).resolve(sources)
+            let bucket: String?
+            do {
+                bucket = try ObjectStoreConfiguration.fromEnvironment()?.bucket
+            } catch {
+                throw AdminError(.invalidInput, "\(error)", hint: "nothing was enqueued")
+            }
+            let resolution = MediaSourceResolver(mediaRoot: root, objectBucket: bucket).resolve(sources)
             if !resolution.problems.isEmpty {
                 for problem in resolution.problems {
                     CLIFailure.printError("cannot enqueue \(problem)")

@@ -1,3 +1,4 @@
+public import Logging
 public import StenoMedia
 
 /// Where a media's recording is read from: an object in the store through a signed link that
@@ -23,5 +24,16 @@ public struct MediaSources: Sendable {
                 "the recording is in an object store (\(source)) and this process has none configured: set STENO_S3_BUCKET, STENO_S3_ENDPOINT and the credentials")
         }
         return MediaLocation(source)
+    }
+
+    /// The recording `source` names, opened for probing and decoding. A source this process
+    /// cannot read at all fails as media does: `unsupportedSource` when it names an object and no
+    /// store is configured, `sourceRejected` for an object outside the configured bucket.
+    public func open(_ source: String, sourceTimeout: Duration = MediaFile.defaultSourceTimeout, logger: Logger) throws(MediaError) -> MediaFile {
+        do {
+            return MediaFile(try location(of: source), sourceTimeout: sourceTimeout, logger: logger)
+        } catch {
+            throw MediaError(error.code == .configuration ? .unsupportedSource : .sourceRejected, error.message)
+        }
     }
 }

@@ -5,6 +5,7 @@ import StenoAPI
 import StenoCore
 import StenoInfrastructure
 import StenoLogging
+import StenoObjectStore
 import StenoPostgres
 import StenoStore
 import StenoVoice
@@ -128,6 +129,16 @@ struct StenoAPICommand: AsyncParsableCommand {
         }
         if let hours = try SettingValue.number(setting(webSessionHours, "--web-session-hours", "STENO_WEB_SESSION_HOURS"), in: 0.01...(24 * 90), unit: "hours") {
             settings.webSessionLifetime = .seconds(hours * 3600)
+        }
+        // With an object store, recordings move there once received: the upload directory is
+        // only this server's spool, a private one when none is named.
+        if let store = try ObjectStoreConfiguration.fromEnvironment(environment) {
+            settings.objects = ObjectStore(store, logger: Logger(label: "steno.api.store"))
+            if settings.uploadDirectory == nil {
+                let spool = FileManager.default.temporaryDirectory.appendingPathComponent("steno-api-spool").path
+                try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                settings.uploadDirectory = spool
+            }
         }
         return settings
     }

@@ -6,6 +6,7 @@ import StenoCore
 import StenoInfrastructure
 import StenoLogging
 import StenoMedia
+import StenoObjectStore
 import StenoPostgres
 import StenoSpeech
 import StenoTranscription
@@ -292,6 +293,15 @@ struct StenoWorkerCommand: AsyncParsableCommand {
         ] where flag != nil || environment[name] != nil {
             logger.warning(
                 "\(flag != nil ? flagName : name) is no longer used and can be removed: the heartbeat (a quarter of the lease) looks for due jobs and expired leases")
+        }
+
+        // The object store (STENO_S3_*): a bad setting stops the start with its name.
+        var settings = settings
+        if let store = try ObjectStoreConfiguration.fromEnvironment(environment) {
+            settings.mediaSources = MediaSources(store: ObjectStore(store, logger: logger))
+            logger.info("recordings in the object store are read through signed links", metadata: [
+                "endpoint": "\(store.endpoint.host ?? "")", "bucket": "\(store.bucket)",
+            ])
         }
 
         var backendEnvironment = environment

@@ -33,8 +33,8 @@ struct WorkerEndToEndTests {
             }
             defer { listening.cancel() }
             try await RunningASRBackend.with { asr in
-                // One job at a time: steno-asr's pocketsphinx carries its feature normalisation from
-                // one request to the next, so only a fixed order of requests gives a fixed transcript.
+                // One job at a time: the chunk plan and the words are the same in any order (steno-asr
+                // decodes each request on its own), but one job at a time keeps this test's log in order.
                 try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.concurrency = 1 }) { _ in
                     let mediaID = try await db.enqueue(bookPath)
                     let state = try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"])

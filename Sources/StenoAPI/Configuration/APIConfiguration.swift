@@ -1,5 +1,6 @@
 public import StenoCore
 public import StenoInfrastructure
+public import StenoObjectStore
 public import StenoVoice
 
 /// How `steno-api` serves: where it listens, where uploads go, what clients may send and how
@@ -36,6 +37,10 @@ public struct APIConfiguration: Sendable {
     /// The speaker encoder, for the reference clips of OpenAI's `known_speaker_references[]`
     /// (`STENO_SPEAKER_MODEL`, else where the worker looks); nil refuses them with a reason.
     public var speakers: SpeakerEncoder?
+    /// The object store (`STENO_S3_*`): each recording taken in is moved there once received,
+    /// and workers read it from there, so no volume is shared. The upload directory is then
+    /// only this server's spool.
+    public var objects: ObjectStore?
 
     public static let defaultPort = 8080
     public static let defaultMaxUploadBytes: Int64 = 8 << 30

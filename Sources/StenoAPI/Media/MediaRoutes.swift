@@ -63,6 +63,8 @@ extension MediaRoutes {
                 throw error
             }
         }
+        // The object an upload was moved to, until a media names it.
+        var stored: String?
         do {
             // The settings first: a bad priority is told before any URL is resolved.
             var media = try submission.options.validated(source: "", tenant: principal.tenant, idempotencyKey: idempotencyKey)
@@ -81,9 +83,17 @@ extension MediaRoutes {
             } else {
                 media.source = try await intake.confined(submission.path!)
             }
-            if let upload { try await RecordingIntake.checkDecodable(upload) }
+            if let upload {
+                try await RecordingIntake.checkDecodable(upload)
+                media.source = try await intake.keep(upload)
+                if media.source != upload.path { stored = media.source }
+            }
             let (enqueued, replayed) = try await store.enqueueOnce(media)
-            if replayed { await RecordingIntake.remove(upload) }
+            if replayed {
+                await RecordingIntake.remove(upload)
+                if let stored { await intake.discard(source: stored) }
+            }
+            stored = nil
             context.logger.info("media submitted", metadata: [
                 "media.id": "\(enqueued.mediaID)", "tenant": "\(principal.tenant)", "replayed": "\(replayed)",
                 "upload.bytes": "\(upload?.bytes ?? 0)",
@@ -91,6 +101,7 @@ extension MediaRoutes {
             return try await submitted(enqueued.mediaID, tenant: principal.tenant, replayed: replayed)
         } catch {
             await RecordingIntake.remove(upload)
+            if let stored { await intake.discard(source: stored) }
             throw error
         }
     }
@@ -289,9 +300,7 @@ extension MediaRoutes {
     func deleteMedia(_ id: Int64, tenant: String) async throws -> AdminStore.DeleteOutcome {
         let source = try await store.source(of: id, tenant: tenant)
         let outcome = try await store.delete(mediaID: id)
-        if let directory = intake.uploadDirectory, source.hasPrefix(directory + "/") {
-            await RecordingIntake.removeFile(at: source)
-        }
+        await intake.discard(source: source)
         return outcome
     }
 

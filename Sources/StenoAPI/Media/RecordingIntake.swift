@@ -4,6 +4,7 @@ import NIOPosix
 import StenoCore
 import StenoInfrastructure
 import StenoMedia
+import StenoObjectStore
 import StenoTranscription
 
 #if canImport(Glibc)
@@ -21,6 +22,8 @@ struct RecordingIntake: Sendable {
     let policy: OutboundURLPolicy
     let outbound: OutboundURLCheck
     let metrics: APIMetrics
+    /// The object store recordings move to once received; nil keeps them in the upload directory.
+    var objects: ObjectStore?
 
     func uploads() throws -> UploadReceiver {
         guard let directory = uploadDirectory else {
@@ -126,6 +129,41 @@ struct RecordingIntake: Sendable {
                 throw error
             }
         }
+    }
+
+    /// The source a received recording is kept as: its path in the upload directory, or, with an
+    /// object store, the object it was moved to (`s3://bucket/uploads/...`), read back a part at a
+    /// time so that memory stays flat for any size. The local copy is removed once stored.
+    func keep(_ upload: UploadReceiver.ReceivedFile) async throws -> String {
+        guard let objects else { return upload.path }
+        let key = objects.newUploadKey(fileExtension: UploadFile.fileExtension(of: upload.clientFilename ?? upload.path))
+        let stored: ObjectStore.StoredObject
+        do {
+            stored = try await objects.upload(fileAt: upload.path, as: key)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+        await Self.remove(upload)
+        return objects.address(of: stored.key).description
+    }
+
+    /// Removes a recording this server kept in the object store (a request refused after it was
+    /// stored, a replay); a path source is removed as a file.
+    func discard(source: String) async {
+        if let objects, ObjectAddress(source) != nil {
+            _ = try? await objects.removeUpload(source: source)
+        } else if let uploadDirectory, source.hasPrefix(uploadDirectory + "/") {
+            await Self.removeFile(at: source)
+        }
+    }
+
+    /// What a client hears when the store fails: 503 with a retry while it is unavailable, 500
+    /// naming no setting (the operator's log does) when it refuses the configuration.
+    static func storeFailure(_ error: ObjectStoreError) -> APIError {
+        if error.isTransient {
+            return APIError(.serviceUnavailable, code: "store_unavailable", "the media store is unavailable; send the recording again shortly", retryAfter: 30)
+        }
+        return APIError(.internalServerError, code: "store_failed", "the recording could not be stored: the server's media store refused it")
     }
 
     static func remove(_ upload: UploadReceiver.ReceivedFile?) async {

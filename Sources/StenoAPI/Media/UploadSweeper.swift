@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import StenoCore
 import StenoInfrastructure
+import StenoObjectStore
 import StenoStore
 
 /// Removes the recordings in the upload directory that no media names any more (`UploadSweep`
@@ -17,6 +18,8 @@ struct UploadSweeper: Service {
     let store: AdminStore
     let metrics: APIMetrics
     let logger: Logger
+    /// With an object store, each sweep also aborts the multipart uploads left unfinished there.
+    var objects: ObjectStore?
     var rule = UploadSweep()
     var firstSweepAfter: Duration = .seconds(60)
     var interval: Duration = .seconds(3600)
@@ -35,6 +38,14 @@ struct UploadSweeper: Service {
             let pause = wait
             try? await cancelWhenGracefulShutdown { try await clock.sleep(for: pause) }
             guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+            if let objects {
+                do {
+                    let aborted = try await objects.abortAbandonedUploads(now: clock.date)
+                    if aborted > 0 { logger.info("aborted unfinished uploads in the object store", metadata: ["uploads": "\(aborted)"]) }
+                } catch {
+                    logger.warning("could not look for unfinished uploads in the object store; trying again in an hour", metadata: ["error": "\(error)"])
+                }
+            }
             do {
                 _ = try await sweep(now: clock.date)
             } catch {

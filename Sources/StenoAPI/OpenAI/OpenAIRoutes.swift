@@ -50,18 +50,22 @@ extension OpenAIRoutes {
         // Once the media is enqueued its upload is its source: an answer that fails after that
         // (a timeout, a failed media) leaves the file for the media that goes on.
         var enqueuedMedia = false
+        // The object the upload was moved to, until a media names it.
+        var stored: String?
         do {
             let plan = try OpenAITranscriptionPlan(form: form, translate: translate)
             guard let file = form.file else {
                 throw APIError.badRequest("send the recording as the multipart field file", field: "file")
             }
             let title = file.clientFilename.map { String($0.unicodeScalars.filter { $0 != "\u{0}" }.prefix(200)) }
-            let media = try MediaOptions(
+            var media = try MediaOptions(
                 title: title, language: plan.language, prompt: plan.prompt, speakers: plan.speakers, translate: translate ? "true" : nil
             ).validated(source: file.path, tenant: principal.tenant)
             try await RecordingIntake.checkDecodable(file)
             // Measured before the media exists: a reference that cannot be read refuses the request.
             let knownVoices = try await knownSpeakerVoices(plan.knownSpeakers)
+            media.source = try await intake.keep(file)
+            if media.source != file.path { stored = media.source }
             // Subscribed before the media exists, so that no change is missed.
             let subscription = hub.subscribe(tenant: principal.tenant)
             let enqueued: AdminStore.EnqueuedMedia
@@ -90,7 +94,10 @@ extension OpenAIRoutes {
                 status: .ok, headers: answerHeaders,
                 body: ResponseBody(byteBuffer: ByteBuffer(string: try plan.format.render(transcript, words: plan.words, translated: translate))))
         } catch {
-            if !enqueuedMedia { await RecordingIntake.remove(form.file) }
+            if !enqueuedMedia {
+                await RecordingIntake.remove(form.file)
+                if let stored { await intake.discard(source: stored) }
+            }
             throw error
         }
     }

@@ -5,6 +5,7 @@ public import ServiceLifecycle
 import StenoCore
 public import StenoInfrastructure
 public import StenoPostgres
+import StenoObjectStore
 import StenoStore
 import Synchronization
 import UnixSignals
@@ -60,7 +61,7 @@ public final class APIServer: Sendable {
         // How this server takes a recording in: uploads, URLs it fetches, paths under its media root.
         let intake = RecordingIntake(
             uploadDirectory: configuration.uploadDirectory, mediaRoot: configuration.mediaRoot, maxUploadBytes: configuration.maxUploadBytes,
-            policy: configuration.outbound, outbound: outbound, metrics: metrics)
+            policy: configuration.outbound, outbound: outbound, metrics: metrics, objects: configuration.objects)
         let store = store
         operations = OperationsRoutes(store: store, metrics: metrics, clock: clock, databaseReady: { await Self.databaseReady(store) })
         media = MediaRoutes(store: store, intake: intake, outbound: outbound, clock: clock, logger: logger)
@@ -72,7 +73,7 @@ public final class APIServer: Sendable {
             clock: clock)
         web = WebRoutes(
             store: store, keys: keys, sessions: sessions, webAuthenticator: webAuthenticator, assets: assets, metrics: metrics, media: media,
-            eventRoutes: events, sessionLifetime: configuration.webSessionLifetime)
+            eventRoutes: events, sessionLifetime: configuration.webSessionLifetime, objects: configuration.objects)
     }
 
     /// The port the server listens on, once it does (useful with port 0).
@@ -91,7 +92,9 @@ public final class APIServer: Sendable {
 
     /// Removes uploads no media names any more; none without an upload directory.
     var uploadSweeper: UploadSweeper? {
-        configuration.uploadDirectory.map { UploadSweeper(directory: $0, store: store, metrics: metrics, logger: logger, clock: clock) }
+        configuration.uploadDirectory.map {
+            UploadSweeper(directory: $0, store: store, metrics: metrics, logger: logger, objects: configuration.objects, clock: clock)
+        }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, and returns.
@@ -158,6 +161,17 @@ extension APIServer {
         }
         if let problem = assets.problem {
             throw APIError(.internalServerError, code: "web_assets_missing", problem)
+        }
+        // Credentials or a bucket that do not work stop the start with the setting to fix,
+        // before any recording is taken in; a store that is only down is waited for per request.
+        if let objects = configuration.objects {
+            do {
+                try await objects.checkAccess()
+            } catch where error.isConfiguration {
+                throw error
+            } catch {
+                logger.warning("the object store does not answer yet; uploads wait for it", metadata: ["error": "\(error)"])
+            }
         }
         let deadline = clock.now + database.reconnectWindow
         var said = false

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import StenoCore
 import StenoInfrastructure
+import StenoObjectStore
 import StenoStore
 
 extension WebRoutes {
@@ -12,6 +13,11 @@ extension WebRoutes {
         let principal = try context.require(.read)
         let id = try RouteParameters.mediaID(context)
         let source = try await store.source(of: id, tenant: principal.tenant)
+        // A recording in the object store: a link that reads it for a few minutes, made only
+        // after the tenant check above, and not kept by the browser past its life.
+        if let link = playbackLink(source) {
+            return Response(status: .found, headers: [.location: link, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+        }
         let file = await Self.playableFile(source)
         guard let path = file.path else { throw APIError.notFound(file.problem ?? "the recording cannot be played here") }
         let size = file.size
@@ -34,6 +40,13 @@ extension WebRoutes {
             let body = try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
             return Response(status: .partialContent, headers: headers, body: body)
         }
+    }
+
+    /// A short-lived signed link to a recording in this server's object store; nil for any
+    /// other source.
+    func playbackLink(_ source: String) -> String? {
+        guard let objects, let key = try? objects.key(ofSource: source) else { return nil }
+        return objects.readLink(key, lifetime: objects.configuration.playbackLinkLifetime)
     }
 
     /// What a browser plays the file as, by its name: uploads keep the client's extension.

@@ -90,7 +90,7 @@ extension WebRoutes {
             time = value
         }
         let transcript = try await store.transcriptPage(mediaID: id, tenant: principal.tenant, chapter: chapter, from: from, time: time)
-        let audioProblem = await Self.playableFile(transcript.source).problem
+        let audioProblem = playbackLink(transcript.source) != nil ? nil : await Self.playableFile(transcript.source).problem
         let view = ReaderView(
             transcript, time: time, audioProblem: audioProblem,
             chrome: WebChrome(principal: principal, session: context.webSession, section: .media))

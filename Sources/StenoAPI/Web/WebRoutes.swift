@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import StenoCore
 import StenoInfrastructure
+import StenoObjectStore
 import StenoStore
 
 /// The web view: pages and their forms under a session cookie, the sign-in page and the static
@@ -19,6 +20,8 @@ struct WebRoutes: Sendable {
     let media: MediaRoutes
     let eventRoutes: EventRoutes
     let sessionLifetime: Duration
+    /// The object store recordings may be in: the reader plays them through short-lived links.
+    let objects: ObjectStore?
 }
 
 extension WebRoutes {

@@ -142,3 +142,22 @@ public struct ObjectStore: Sendable {
         }
     }
 }
+
+extension ObjectStore {
+    /// Where Steno keeps the recordings it was given (uploads through steno-api, URLs it
+    /// fetched): under the prefix, in `uploads/`.
+    public var uploadsPrefix: String { configuration.prefix + "uploads/" }
+
+    /// A new key for an upload, keeping the recording's extension (`.m4b`) for the player.
+    public func newUploadKey(fileExtension: String) -> String {
+        uploadsPrefix + UUID().uuidString.lowercased() + fileExtension
+    }
+
+    /// Removes the object a deleted media named when Steno stored it (an upload), and returns
+    /// whether it did. Objects a user enqueued by their own `s3://` address are theirs: kept.
+    public func removeUpload(source: String) async throws(ObjectStoreError) -> Bool {
+        guard let address = ObjectAddress(source), address.bucket == bucket, address.key.hasPrefix(uploadsPrefix) else { return false }
+        try await delete(address.key)
+        return true
+    }
+}

@@ -17,6 +17,15 @@ extension AdminStore {
         return try row.decode("source")
     }
 
+    /// The sources of media, by id, whatever their tenant (the operator's CLI).
+    public func sources(of mediaIDs: [Int64]) async throws -> [Int64: String] {
+        var sources: [Int64: String] = [:]
+        for row in try await client.query("SELECT id, source FROM media WHERE id = ANY(\(mediaIDs))") {
+            sources[try row.decode("id")] = try row.decode("source")
+        }
+        return sources
+    }
+
     /// The progress of a tenant's media; `notFound` for another tenant's.
     public func progress(of mediaID: Int64, tenant: String) async throws -> MediaProgress {
         let rows = try await client.query(

@@ -2,6 +2,7 @@ public import Foundation
 public import StenoCore
 public import StenoInfrastructure
 public import StenoMedia
+public import StenoObjectStore
 
 /// How one worker process runs: identity, concurrency, leases, chunking and shutdown.
 public struct WorkerConfiguration: Sendable {
@@ -37,6 +38,9 @@ public struct WorkerConfiguration: Sendable {
     }
     /// How long an http(s) source may take to connect or to send the next bytes.
     public var sourceTimeout: Duration = MediaFile.defaultSourceTimeout
+    /// Where recordings are read from; with an object store (`STENO_S3_*`), `s3://` sources are
+    /// read through signed links.
+    public var mediaSources = MediaSources(store: nil)
     /// On SIGTERM, how long running jobs may take to finish before they are handed back.
     public var gracePeriod: Duration
     /// Chunk lengths and the backend's limits.

@@ -3,6 +3,7 @@ public import StenoCore
 import StenoInfrastructure
 public import StenoStore
 public import StenoMedia
+public import StenoObjectStore
 public import StenoVoice
 
 /// The chapter job: reads the chapter's loudness and where it holds speech (Silero VAD) in one
@@ -15,11 +16,13 @@ public struct ChapterJobHandler: JobHandler {
     /// nil with speech detection off: chapters are then cut by loudness alone and uploaded whole.
     let voice: SileroModel?
     let sourceTimeout: Duration
+    let sources: MediaSources
 
     public init(
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?,
-        sourceTimeout: Duration = MediaFile.defaultSourceTimeout
+        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, sources: MediaSources = MediaSources(store: nil)
     ) {
+        self.sources = sources
         self.sourceTimeout = sourceTimeout
         self.voice = voice
         self.store = store
@@ -33,7 +36,7 @@ public struct ChapterJobHandler: JobHandler {
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
         try await store.markPlanning(chapterID)
         let range = chapter.span
-        let file = MediaFile(MediaLocation(chapter.source), sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try sources.open(chapter.source, sourceTimeout: sourceTimeout, logger: context.logger)
         let (energy, speech) = try await extraction.run { try await file.speechAnalysis(range, voice: voice) }
         try context.checkCancellation()
         let chunks = planner.plan(range, energy: energy, voice: speech)

@@ -3,6 +3,7 @@ import Logging
 import StenoCore
 import StenoInfrastructure
 import StenoMedia
+import StenoObjectStore
 import StenoSpeech
 import StenoStore
 import StenoTranscription
@@ -44,7 +45,7 @@ extension ChunkJobHandler {
         }
         let range = chunk.span
         var metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "audio_seconds": "\(Self.rounded(range.length.seconds))"]
-        let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
         let samples: [Int16]
         do {
             samples = try await extraction.run { try await file.analyze(range) { _, expected in SampleCollector(expectedSamples: expected) } }

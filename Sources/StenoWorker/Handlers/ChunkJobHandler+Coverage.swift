@@ -3,6 +3,7 @@ import Logging
 import StenoCore
 import StenoInfrastructure
 import StenoMedia
+import StenoObjectStore
 import StenoStore
 import StenoTranscription
 
@@ -22,7 +23,7 @@ extension ChunkJobHandler {
         let spans = coverage.uncovered(filled, speech: speech, chunk: range)
         guard !spans.isEmpty else { return answer }
         var result = answer
-        let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
         for span in spans {
             let window = coverage.window(for: span, chunk: range)
             let windowRange = Self.mediaTime(window.lowerBound)..<Self.mediaTime(window.upperBound)

@@ -3,6 +3,7 @@ import Logging
 import StenoCore
 import StenoInfrastructure
 import StenoMedia
+import StenoObjectStore
 import StenoPostgres
 import StenoSpeech
 import StenoStore
@@ -29,6 +30,8 @@ public struct ChunkJobHandler: JobHandler {
     let transcription: FallbackTranscriptionClient
     let metrics: WorkerMetrics
     let sourceTimeout: Duration
+    /// Where recordings are read from: a path or URL, or the object store through signed links.
+    let sources: MediaSources
     let answerWriteWindow: Duration
     /// When a missing liveness lock proves a worker dead: an answer held by a dead process is no
     /// longer waited for.
@@ -47,9 +50,11 @@ public struct ChunkJobHandler: JobHandler {
         store: WorkStore, extraction: ExtractionLimiter, planner: ChunkPlanner, voice: SileroModel?, gate: AnswerGate?,
         coverage: SpeechCoverage? = nil, speedup: Double = 1, format: ChunkFormat,
         transcription: FallbackTranscriptionClient, metrics: WorkerMetrics, availability: BackendAvailability, requests: AdaptiveLimiter,
-        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, answerWriteWindow: Duration = .seconds(120),
-        rescue: RescuePolicy = RescuePolicy(), speakers: SpeakerPass? = nil, aligner: TextAligner? = nil
+        sourceTimeout: Duration = MediaFile.defaultSourceTimeout, sources: MediaSources = MediaSources(store: nil),
+        answerWriteWindow: Duration = .seconds(120), rescue: RescuePolicy = RescuePolicy(), speakers: SpeakerPass? = nil,
+        aligner: TextAligner? = nil
     ) {
+        self.sources = sources
         self.rescue = rescue
         self.speakers = speakers
         self.aligner = aligner
@@ -152,7 +157,7 @@ public struct ChunkJobHandler: JobHandler {
     /// From the same decode, measures the voice of each piece of the chunk's speech.
     private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<(UploadAudio, [SegmentedWindow]?)> {
         let range = chunk.span
-        let file = MediaFile(MediaLocation(chunk.source), sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
         // The encoded bytes are held once: the request shares them and curl reads them in place,
         // then drops them once sent, so a job waiting for the backend's answer holds no audio

@@ -2,6 +2,7 @@ import Logging
 import StenoCore
 public import StenoStore
 public import StenoMedia
+public import StenoObjectStore
 
 /// The media job: probes the source, stores what it found, creates the selected chapters and one
 /// chapter job each, and moves the media to `transcribing`.
@@ -10,9 +11,14 @@ public struct MediaJobHandler: JobHandler {
     let extraction: ExtractionLimiter
 
     let sourceTimeout: Duration
+    let sources: MediaSources
 
-    public init(store: WorkStore, extraction: ExtractionLimiter, sourceTimeout: Duration = MediaFile.defaultSourceTimeout) {
+    public init(
+        store: WorkStore, extraction: ExtractionLimiter, sourceTimeout: Duration = MediaFile.defaultSourceTimeout,
+        sources: MediaSources = MediaSources(store: nil)
+    ) {
         self.sourceTimeout = sourceTimeout
+        self.sources = sources
         self.store = store
         self.extraction = extraction
     }
@@ -26,8 +32,9 @@ public struct MediaJobHandler: JobHandler {
         try await store.markProbing(mediaID)
         let logger = context.logger
         let sourceTimeout = sourceTimeout
+        let sources = sources
         let info = try await extraction.run {
-            try await MediaFile.probe(MediaLocation(media.source), sourceTimeout: sourceTimeout, logger: logger)
+            try await sources.open(media.source, sourceTimeout: sourceTimeout, logger: logger).probe()
         }
         try context.checkCancellation()
         let chapters = selected(info.chapters, by: media.chapterSelection)

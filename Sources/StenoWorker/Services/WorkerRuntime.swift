@@ -58,11 +58,13 @@ public final class WorkerRuntime: Service, Sendable {
                 return coverage
             },
             speedup: configuration.speedup, format: configuration.chunkFormat, transcription: transcription, metrics: metrics,
-            availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout,
+            availability: availability, requests: requests, sourceTimeout: configuration.sourceTimeout, sources: configuration.mediaSources,
             answerWriteWindow: configuration.answerWriteWindow, rescue: configuration.rescue, speakers: speakers, aligner: aligner)
         let handlers: [JobKind: any JobHandler] = [
-            .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout),
-            .chapter: ChapterJobHandler(store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout),
+            .media: MediaJobHandler(store: store, extraction: extraction, sourceTimeout: configuration.sourceTimeout, sources: configuration.mediaSources),
+            .chapter: ChapterJobHandler(
+                store: store, extraction: extraction, planner: planner, voice: voice, sourceTimeout: configuration.sourceTimeout,
+                sources: configuration.mediaSources),
             .chunk: chunks,
             .merge: MergeJobHandler(store: store, retake: { chunkID, language, context in try await chunks.retake(chunkID, in: language, context) }),
         ]

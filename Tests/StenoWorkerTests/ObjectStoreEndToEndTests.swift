@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoInfrastructure
+import StenoObjectStore
+import StenoPostgres
+import StenoStore
+import StenoTestSupport
+import Testing
+
+@testable import StenoWorker
+
+/// A worker that shares no volume with whoever stored the recording: it reads the book from
+/// SeaweedFS through signed links (ranged GETs through the m4b's sample tables and chapters).
+@Suite("Worker reading media from the object store", .serialized, .enabled(if: RunningObjectStore.isAvailable, "SeaweedFS is not set up: run scripts/seaweedfs"),
+    .timeLimit(.minutes(5)))
+struct ObjectStoreEndToEndTests {
+    static func store(_ server: RunningObjectStore) throws -> ObjectStore {
+        ObjectStore(try #require(try ObjectStoreConfiguration.fromEnvironment(server.environment)))
+    }
+
+    @Test("the fixture book in the store is transcribed chapter by chapter, as it is from disk; a missing object fails its media saying so")
+    func bookFromTheStore() async throws {
+        let book = try FixtureBook.load()
+        let server = try await RunningObjectStore.start()
+        let objects = try Self.store(server)
+        let stored = try await objects.upload(fileAt: FixtureBook.file("book.m4b").path, as: objects.newUploadKey(fileExtension: ".m4b"))
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.mediaSources = MediaSources(store: objects) }) { _ in
+                    let mediaID = try await db.enqueue(objects.address(of: stored.key).description)
+                    let missing = try await db.enqueue("s3://\(server.bucket)/uploads/never-stored.m4b")
+                    let foreign = try await db.enqueue("s3://another-bucket/book.m4b")
+                    let ended = try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"])
+                    let endedState = try await db.mediaState(mediaID)
+                    #expect(ended == "succeeded", "\(endedState)")
+                    let chapters = try await db.chapters(mediaID)
+                    #expect(chapters.count == book.chapters.count)
+                    for (chapter, expected) in zip(chapters, book.chapters) {
+                        let wer = WordErrorRate(reference: expected.text, hypothesis: chapter.text ?? "")
+                        #expect(wer.rate < 0.35, "chapter \(chapter.index): \(wer)")
+                    }
+                    #expect(try await db.waitForMedia(missing, in: ["succeeded", "failed", "cancelled"]) == "failed")
+                    let missingState = try await db.mediaState(missing)
+                    #expect(missingState.errorMessage?.contains("404") == true || missingState.errorMessage?.lowercased().contains("not found") == true,
+                        "\(missingState)")
+                    #expect(missingState.errorMessage?.contains("X-Amz-Signature") == false, "a signed link never reaches a row")
+                    #expect(try await db.waitForMedia(foreign, in: ["succeeded", "failed", "cancelled"]) == "failed")
+                    let foreignState = try await db.mediaState(foreign)
+                    #expect(foreignState.errorMessage?.contains("another-bucket") == true, "\(foreignState)")
+                }
+            }
+        }
+    }
+}
