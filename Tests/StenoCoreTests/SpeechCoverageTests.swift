@@ -38,6 +38,39 @@ struct SpeechCoverageTests {
         #expect(coverage.uncovered(answered, speech: speech, chunk: chunk) == [(46.74 + coverage.wordReach)...49.1])
     }
 
+    @Test("a last word stretched to the chunk's end, or stamped there with no length, does not cover the speech it was stretched over",
+        arguments: [(46.74, 49.98), (49.98, 49.98), (46.74, 49.7)])
+    func stretchedLastWord(start: Double, end: Double) {
+        // As Whisper tiny.en answered a chunk cut 0.5 s after "...the northern cliffs.": the
+        // answer stops at "the", whose times run to the chunk's end (or sit at it), over the speech
+        // of the six words it never decoded.
+        let all = Self.spoken(Self.sentence, from: 42)
+        var kept = Array(all.prefix(12))
+        kept[11].start = start
+        kept[11].end = end
+        let answer = SpeechCoverage.Answer(text: kept.map(\.word).joined(separator: " "), segments: [], words: kept)
+        let chunk = 42.0...50.0
+        let spans = coverage.uncovered(answer, speech: [41.9...49.5], chunk: chunk)
+        #expect(spans.count == 1, "\(spans)")
+        if let span = spans.first {
+            #expect(span.upperBound == 49.5 && span.lowerBound <= 47.9, "\(span)")
+        }
+        // Without words, a last segment stretched to the end covers what its text takes to say.
+        let segment = SpeechCoverage.Answer(
+            text: answer.text, segments: [TimedSegment(start: 42, end: end, text: answer.text)], words: [])
+        let segmentSpans = coverage.uncovered(segment, speech: [41.9...49.5], chunk: chunk)
+        #expect(segmentSpans.count == 1 && segmentSpans.first?.upperBound == 49.5, "\(segmentSpans)")
+    }
+
+    @Test("a whole answer whose last word ends near the chunk's end leaves nothing to ask")
+    func lastWordNearTheEnd() {
+        // 18 words to 49.14 s in a chunk that ends at 49.4: the last word is trusted for its own length.
+        let words = Self.spoken(Self.sentence, from: 42)
+        let answer = SpeechCoverage.Answer(text: Self.sentence, segments: [TimedSegment(start: 42, end: 49.14, text: Self.sentence)], words: words)
+        #expect(coverage.uncovered(answer, speech: [41.9...49.2], chunk: 30...49.4).isEmpty)
+        #expect(coverage.uncovered(SpeechCoverage.Answer(text: Self.sentence, segments: answer.segments, words: []), speech: [41.9...49.2], chunk: 30...49.4).isEmpty)
+    }
+
     @Test("an answer whose words cover its speech leaves nothing to ask")
     func wholeAnswer() {
         let words = Self.spoken(Self.sentence, from: 42)

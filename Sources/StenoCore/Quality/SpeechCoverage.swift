@@ -33,6 +33,21 @@ public struct SpeechCoverage: Sendable, Hashable {
     /// Speech that runs into the chunk's edge continues in the neighbouring chunk, which hears
     /// the overlap: that much of it at such an edge is the neighbour's to answer.
     public var sharedEdge = 1.5
+    /// An answer whose last word (or, without words, last segment) ends this close to the
+    /// chunk's end is not trusted to have said everything its times stretch over. Whisper that
+    /// ends its last segment with a lone timestamp skips to the end of its audio: the sentence's
+    /// last words are never decoded, and the word before them is stretched to the chunk's end or
+    /// stamped there with no length ("...hoping to see the", issue 52; 32 of 32 such answers with
+    /// tiny.en on flite speech ended within 0.35 s). Such a word covers only what it takes to
+    /// say (`longestWord`), such a segment what its letters take at `usualLetterRate`, so that
+    /// the speech after it is asked again.
+    public var untrustedEnd = 0.35
+    /// Letters per second of ordinary reading, for the last segment's text.
+    public var usualLetterRate = 14.0
+
+    /// The longest one word of `letters` letters is taken to last: a drawn-out "the" is half a
+    /// second, a long word 1.5 s.
+    public static func longestWord(letters: Int) -> Double { 0.2 + 0.12 * Double(letters) }
 
     public init() {}
 
@@ -62,7 +77,7 @@ public struct SpeechCoverage: Sendable, Hashable {
             heard[0] = min(first.upperBound, first.lowerBound + sharedEdge)...first.upperBound
         }
         heard = heard.filter { $0.upperBound > $0.lowerBound }
-        let uncovered = Self.subtracting(covered(answer, speech: heard), from: heard)
+        let uncovered = Self.subtracting(covered(answer, speech: heard, chunk: chunk), from: heard)
         let spans = SpeechRegions.joined(uncovered, acrossGapsUpTo: joinedAcross)
             .filter { SpeechRegions.seconds(of: uncovered, within: $0) >= shortestSpan }
         return spans.sorted { ($0.upperBound - $0.lowerBound) > ($1.upperBound - $1.lowerBound) }
@@ -71,12 +86,21 @@ public struct SpeechCoverage: Sendable, Hashable {
     }
 
     /// What the answer's words, segments or text account for.
-    func covered(_ answer: Answer, speech: [ClosedRange<Double>]) -> [ClosedRange<Double>] {
+    func covered(_ answer: Answer, speech: [ClosedRange<Double>], chunk: ClosedRange<Double>) -> [ClosedRange<Double>] {
         if !answer.words.isEmpty {
-            return SpeechRegions.joined(answer.words.map { ($0.start - wordReach)...(max($0.start, $0.end) + wordReach) })
+            var words = answer.words
+            if let last = words.last, chunk.upperBound - max(last.start, last.end) < untrustedEnd {
+                let letters = SpokenLength.letters(last.word)
+                words[words.count - 1].end = min(max(last.start, last.end), last.start + Self.longestWord(letters: letters))
+            }
+            return SpeechRegions.joined(words.map { ($0.start - wordReach)...(max($0.start, $0.end) + wordReach) })
         }
-        let segments = answer.segments.filter { !TranscriptMerger.normalized($0.text).isEmpty }
+        var segments = answer.segments.filter { !TranscriptMerger.normalized($0.text).isEmpty }
         if !segments.isEmpty {
+            if let last = segments.last, chunk.upperBound - max(last.start, last.end) < untrustedEnd {
+                let said = Double(SpokenLength.letters(last.text)) / usualLetterRate
+                segments[segments.count - 1].end = min(max(last.start, last.end), last.start + said)
+            }
             return SpeechRegions.joined(segments.map { ($0.start - segmentReach)...(max($0.start, $0.end) + segmentReach) })
         }
         // Text alone: the first stretch of speech its letters take to say.
