@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import StenoMedia
 
@@ -24,6 +25,22 @@ public struct MediaSources: Sendable {
                 "the recording is in an object store (\(source)) and this process has none configured: set STENO_S3_BUCKET, STENO_S3_ENDPOINT and the credentials")
         }
         return MediaLocation(source)
+    }
+
+    /// What a failed read of the store means: a link the store refused (403, 404 on the bucket)
+    /// is checked against the bucket itself, and when the credentials or the bucket are at fault
+    /// that configuration error is the job's, naming the setting, so that the fleet waits for an
+    /// operator instead of failing media one by one. Anything else is returned as it was.
+    public func explained(_ error: any Error) async -> any Error {
+        guard let store, let media = error as? MediaError, media.code == .sourceRejected,
+            let source = media.source, let bucketURL = store.configuration.url(key: "").string, source.hasPrefix(bucketURL + "/")
+        else { return error }
+        do {
+            try await store.checkAccess()
+        } catch where error.isConfiguration {
+            return error
+        } catch {}
+        return error
     }
 
     /// The recording `source` names, opened for probing and decoding. A source this process

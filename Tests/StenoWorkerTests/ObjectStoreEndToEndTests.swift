@@ -55,4 +55,37 @@ struct ObjectStoreEndToEndTests {
             }
         }
     }
+
+    @Test("a worker whose store secret is wrong holds the media back with one error naming the setting, and fails none")
+    func wrongSecretPausesInsteadOfFailing() async throws {
+        let server = try await RunningObjectStore.start()
+        let objects = try Self.store(server)
+        let stored = try await objects.upload(fileAt: FixtureBook.file("clip-2s.flac").path, as: objects.newUploadKey(fileExtension: ".flac"))
+        var environment = server.environment
+        let wrong = TestSecret.make("wrong-s3")
+        environment["STENO_S3_SECRET_ACCESS_KEY"] = wrong
+        let misconfigured = ObjectStore(try #require(try ObjectStoreConfiguration.fromEnvironment(environment)))
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningASRBackend.with { asr in
+                try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.mediaSources = MediaSources(store: misconfigured) }) { _ in
+                    let ids = [try await db.enqueue(objects.address(of: stored.key).description), try await db.enqueue(objects.address(of: stored.key).description)]
+                    for id in ids {
+                        let held = try await polled(within: .seconds(60)) { () async throws -> String? in
+                            let rows = try await client.query(
+                                "SELECT error_class, error_message FROM jobs WHERE media_id = \(id) AND error_class IS NOT NULL AND state = 'queued'")
+                            return try rows.first?.decode("error_message", as: String?.self)
+                        }
+                        let message = try #require(held, "media \(id)'s job was not held back")
+                        #expect(message.contains("STENO_S3_SECRET_ACCESS_KEY") && !message.contains(wrong) && !message.contains(server.secretKey), "\(message)")
+                        let row = try await client.query("SELECT error_class FROM jobs WHERE media_id = \(id)").single()
+                        #expect(try row.decode("error_class", as: String?.self) == "configuration")
+                        #expect(try await db.mediaState(id).state != "failed")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import StenoCore
 import StenoMedia
+import StenoObjectStore
 import StenoPostgres
 import StenoStore
 import StenoTranscription
@@ -43,6 +44,12 @@ struct JobFailure: Sendable {
         case let error as PostgresError:
             failureClass = error.isTransient ? .transient : .internal
             message = error.explanation
+        case let error as ObjectStoreError:
+            // Credentials or a bucket the store refuses hold the fleet back like a backend's 401;
+            // a store that is down is retried; a missing object fails its media.
+            failureClass = error.isConfiguration ? .configuration : error.isTransient ? .transient : error.code == .noSuchObject ? .media : .permanent
+            message = error.description
+            if error.isConfiguration { backend = "the object store" }
         case let error as ChunkPlannerError:
             failureClass = .permanent
             message = error.description

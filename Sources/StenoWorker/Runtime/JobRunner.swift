@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StenoCore
 import StenoInfrastructure
+import StenoObjectStore
 import StenoPostgres
 import StenoStore
 
@@ -53,6 +54,8 @@ struct JobRunner: Sendable {
     }
 
     private func ended(_ job: Job, lease: JobLease, error: any Error, logger: Logger) async {
+        // A refused read of the object store may be the fleet's credentials, not this media.
+        let error = await configuration.mediaSources.explained(error)
         do {
             if let reason = inFlight.stopReason(job.id) {
                 try await stopped(job, lease: lease, reason: reason, logger: logger)
