@@ -111,6 +111,35 @@ struct SpeechCoverageTests {
         #expect(spans == [1...2.5, 5...9, 16...18])
     }
 
+    @Test("several words stretched over the lost speech at the chunk's end are each cut to what they take to say")
+    func severalStretchedWords() {
+        // As tiny.en answered T3 cut 0.48 s after the sentence: "to" 16.90-19.14, "see"
+        // 19.14-19.98, "the" at 19.98 in a 20 s chunk whose speech ends at 19.52.
+        var words = Self.spoken("We had read every book we could find all because we were hoping", from: 11.71)
+        words += [TimedWord(word: "to", start: 16.90, end: 19.14), TimedWord(word: "see", start: 19.14, end: 19.98), TimedWord(word: "the", start: 19.98, end: 19.98)]
+        let answer = SpeechCoverage.Answer(text: words.map(\.word).joined(separator: " "), segments: [], words: words)
+        let spans = coverage.uncovered(answer, speech: [11.6...19.52], chunk: 0...20)
+        #expect(spans.count == 1 && spans.first?.upperBound == 19.52 && (spans.first?.lowerBound ?? 20) < 18.2, "\(spans)")
+    }
+
+    @Test("a word of the re-ask that ends within two word reaches of the span is kept unless it repeats the text before")
+    func leadMargin() {
+        let (answer, speech, chunk) = Self.truncated()
+        let span = (46.74 + coverage.wordReach)...49.1
+        let window = coverage.window(for: span, chunk: chunk)
+        // The second decode stamps "puffins" to end right at the last kept word's end, and "the"
+        // before it: "the" is the lead's (it repeats the text before), "puffins" is not.
+        let recovered = [
+            TimedWord(word: "the", start: 46.30, end: 46.45), TimedWord(word: "puffins", start: 46.45, end: 46.74),
+            TimedWord(word: "nesting", start: 46.80, end: 47.30), TimedWord(word: "on", start: 47.3, end: 47.5), TimedWord(word: "the", start: 47.5, end: 47.6),
+            TimedWord(word: "northern", start: 47.6, end: 48.1), TimedWord(word: "cliffs.", start: 48.1, end: 48.7),
+        ]
+        let again = SpeechCoverage.Answer(text: recovered.map(\.word).joined(separator: " "), segments: [], words: recovered)
+        let (filled, added) = coverage.filling(answer, span: span, with: again, window: window, speech: speech, chunk: chunk)
+        #expect(added == 6)
+        #expect(filled.words.map(\.word).joined(separator: " ") == Self.sentence)
+    }
+
     @Test("the words asked again fill the span, without the words of the lead the backend repeated")
     func fillingTimed() {
         let (answer, speech, chunk) = Self.truncated()

@@ -36,11 +36,12 @@ public struct SpeechCoverage: Sendable, Hashable {
     /// An answer whose last word (or, without words, last segment) ends this close to the
     /// chunk's end is not trusted to have said everything its times stretch over. Whisper that
     /// ends its last segment with a lone timestamp skips to the end of its audio: the sentence's
-    /// last words are never decoded, and the word before them is stretched to the chunk's end or
-    /// stamped there with no length ("...hoping to see the", issue 52; 32 of 32 such answers with
-    /// tiny.en on flite speech ended within 0.35 s). Such a word covers only what it takes to
-    /// say (`longestWord`), such a segment what its letters take at `usualLetterRate`, so that
-    /// the speech after it is asked again.
+    /// last words are never decoded, and the words before them are stretched to the chunk's end
+    /// or stamped there with no length ("...hoping to see the", issue 52; 32 of 32 such answers
+    /// with tiny.en on flite speech ended within 0.35 s). The run of such words (each longer
+    /// than `longestWord`, or of no length) covers only what it takes to say at
+    /// `usualLetterRate`, and such a segment what its letters take at that rate, so that the
+    /// speech after them is asked again.
     public var untrustedEnd = 0.35
     /// Letters per second of ordinary reading, for the last segment's text.
     public var usualLetterRate = 14.0
@@ -48,6 +49,9 @@ public struct SpeechCoverage: Sendable, Hashable {
     /// The longest one word of `letters` letters is taken to last: a drawn-out "the" is half a
     /// second, a long word 1.5 s.
     public static func longestWord(letters: Int) -> Double { 0.2 + 0.12 * Double(letters) }
+
+    /// The pause between two words at an ordinary pace.
+    static let wordGap = 0.1
 
     public init() {}
 
@@ -90,8 +94,24 @@ public struct SpeechCoverage: Sendable, Hashable {
         if !answer.words.isEmpty {
             var words = answer.words
             if let last = words.last, chunk.upperBound - max(last.start, last.end) < untrustedEnd {
-                let letters = SpokenLength.letters(last.word)
-                words[words.count - 1].end = min(max(last.start, last.end), last.start + Self.longestWord(letters: letters))
+                // The run of words at the end stretched past what each takes to say, or stamped
+                // with no length: the truncated ending may stretch several ("to" 16.90-19.14,
+                // "see" 19.14-19.98, "the" at 19.98), and their times say nothing. They are laid
+                // from the run's first start at an ordinary pace instead.
+                var first = words.count
+                while first > 0 {
+                    let word = words[first - 1]
+                    let length = max(0, word.end - word.start)
+                    guard length > Self.longestWord(letters: SpokenLength.letters(word.word)) || length == 0 else { break }
+                    first -= 1
+                }
+                var at = first < words.count ? words[first].start : 0
+                for index in first..<words.count {
+                    let said = Double(SpokenLength.letters(words[index].word)) / usualLetterRate + Self.wordGap
+                    words[index].start = at
+                    words[index].end = min(max(at, answer.words[index].end), at + said)
+                    at += said
+                }
             }
             return SpeechRegions.joined(words.map { ($0.start - wordReach)...(max($0.start, $0.end) + wordReach) })
         }
@@ -141,8 +161,15 @@ public struct SpeechCoverage: Sendable, Hashable {
         let (before, after) = Self.around(span, in: answer, chunk: chunk, speech: speech)
         var new = Self.words(of: recovered, chunk: window, speech: SpeechRegions.clip(speech, to: window))
         if !recovered.words.isEmpty {
-            // Heard times: what lies in the lead was already answered.
-            new.removeAll { $0.end <= span.lowerBound - wordReach }
+            // Heard times: what lies in the lead was already answered. Two decodes of the same
+            // speech stamp it up to `wordReach` apart, and the span starts `wordReach` after the
+            // last word kept: only a word ending before both margins is surely the lead's (at
+            // one margin, "puffins" was dropped in 17 of 23 re-asks by 20 ms either way). A word
+            // of the lead said again inside the margin goes when it repeats the text before,
+            // even a lone "the".
+            new.removeAll { $0.end <= span.lowerBound - 2 * wordReach }
+            let inMargin = new.prefix { $0.end <= span.lowerBound - wordReach }.count
+            new.removeFirst(Self.repeated(tail: before.map(\.word), head: new.prefix(inMargin).map(\.word), shortest: 1))
         }
         new.removeFirst(Self.repeated(tail: before.map(\.word), head: new.map(\.word)))
         new.removeLast(Self.repeated(tail: new.map(\.word), head: after.map(\.word)))
@@ -192,14 +219,14 @@ public struct SpeechCoverage: Sendable, Hashable {
     }
 
     /// How many words at the start of `head` repeat the end of `tail`: the longest such run of
-    /// up to 8 words, counted when it is two words or more, or one word of four letters or more
-    /// (a lone "the" or "and" is as likely said again).
-    static func repeated(tail: [String], head: [String]) -> Int {
+    /// up to 8 words, counted when it is two words or more, or one word of `shortest` letters or
+    /// more (a lone "the" or "and" is as likely said again, unless its time says it is the lead's).
+    static func repeated(tail: [String], head: [String], shortest: Int = 4) -> Int {
         let tail = tail.map(TranscriptMerger.normalized)
         let head = head.map(TranscriptMerger.normalized)
         for length in stride(from: min(8, tail.count, head.count), through: 1, by: -1) {
             guard Array(tail.suffix(length)) == Array(head.prefix(length)) else { continue }
-            if length >= 2 || head[0].count >= 4 { return length }
+            if length >= 2 || head[0].count >= shortest { return length }
         }
         return 0
     }
