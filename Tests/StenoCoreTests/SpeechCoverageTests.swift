@@ -140,6 +140,43 @@ struct SpeechCoverageTests {
         #expect(filled.words.map(\.word).joined(separator: " ") == Self.sentence)
     }
 
+    @Test("the words asked again after a stretched end go after the words it can have said, each once",
+        arguments: [
+            // "the" stretched to the chunk's end.
+            [("to", 16.90, 17.10), ("see", 17.10, 17.30), ("the", 17.38, 19.98)],
+            // "to" and "see" stretched, "the" stamped at the end with no length.
+            [("to", 16.90, 19.14), ("see", 19.14, 19.98), ("the", 19.98, 19.98)],
+            // "see" ends at the chunk's end without being stretched.
+            [("to", 16.86, 19.56), ("see", 19.56, 19.98), ("the", 19.98, 19.98)],
+        ])
+    func fillingAfterAStretchedEnd(tail: [(String, Double, Double)]) {
+        let head = Self.spoken("all because we were hoping", from: 14.85)  // to 16.79 s
+        let words = head + tail.map { TimedWord(word: $0.0, start: $0.1, end: $0.2) }
+        let answer = SpeechCoverage.Answer(text: words.map(\.word).joined(separator: " "), segments: [], words: words)
+        let chunk = 0.0...20.0
+        let speech: [ClosedRange<Double>] = [14.8...19.52]
+        let spans = coverage.uncovered(answer, speech: speech, chunk: chunk)
+        try? #require(spans.count == 1, "\(spans)")
+        guard let span = spans.first else { return }
+        let window = coverage.window(for: span, chunk: chunk)
+        // As tiny.en answered the re-ask: "the" in the lead, then the six lost words.
+        let recovered = [
+            TimedWord(word: "the", start: window.lowerBound + 0.2, end: window.lowerBound + 0.45),
+            TimedWord(word: "puffins", start: window.lowerBound + 0.45, end: window.lowerBound + 0.9),
+        ] + Self.spoken("nesting on the northern cliffs.", from: window.lowerBound + 1.0)
+        let again = SpeechCoverage.Answer(text: recovered.map(\.word).joined(separator: " "), segments: [], words: recovered)
+        let (filled, _) = coverage.filling(answer, span: span, with: again, window: window, speech: speech, chunk: chunk)
+        #expect(filled.words.map(\.word).joined(separator: " ") == "all because we were hoping to see the puffins nesting on the northern cliffs.")
+        #expect(zip(filled.words, filled.words.dropFirst()).allSatisfy { $0.start <= $1.start }, "\(filled.words)")
+    }
+
+    @Test("an answer without times, one segment over the whole chunk, is not cut at its end")
+    func untimedAnswerIsNotCut() {
+        let text = "Welcome to a very short episode of Two Wheels, the show about bicycles."
+        let answer = SpeechCoverage.Answer(text: text, segments: [TimedSegment(start: 0, end: 6, text: text)], words: [], timed: false)
+        #expect(coverage.uncovered(answer, speech: [0.3...5.9], chunk: 0...6).isEmpty)
+    }
+
     @Test("the words asked again fill the span, without the words of the lead the backend repeated")
     func fillingTimed() {
         let (answer, speech, chunk) = Self.truncated()

@@ -60,11 +60,15 @@ public struct SpeechCoverage: Sendable, Hashable {
         public var text: String
         public var segments: [TimedSegment]
         public var words: [TimedWord]
+        /// Whether the backend gave the times: an answer without them has one segment over the
+        /// whole chunk, which says nothing about where its text ends.
+        public var timed: Bool
 
-        public init(text: String, segments: [TimedSegment], words: [TimedWord]) {
+        public init(text: String, segments: [TimedSegment], words: [TimedWord], timed: Bool = true) {
             self.text = text
             self.segments = segments
             self.words = words
+            self.timed = timed
         }
     }
 
@@ -81,7 +85,7 @@ public struct SpeechCoverage: Sendable, Hashable {
             heard[0] = min(first.upperBound, first.lowerBound + sharedEdge)...first.upperBound
         }
         heard = heard.filter { $0.upperBound > $0.lowerBound }
-        let uncovered = Self.subtracting(covered(answer, speech: heard, chunk: chunk), from: heard)
+        let uncovered = Self.subtracting(covered(trusted(answer, chunk: chunk), speech: heard), from: heard)
         let spans = SpeechRegions.joined(uncovered, acrossGapsUpTo: joinedAcross)
             .filter { SpeechRegions.seconds(of: uncovered, within: $0) >= shortestSpan }
         return spans.sorted { ($0.upperBound - $0.lowerBound) > ($1.upperBound - $1.lowerBound) }
@@ -89,38 +93,53 @@ public struct SpeechCoverage: Sendable, Hashable {
             .sorted { $0.lowerBound < $1.lowerBound }
     }
 
-    /// What the answer's words, segments or text account for.
-    func covered(_ answer: Answer, speech: [ClosedRange<Double>], chunk: ClosedRange<Double>) -> [ClosedRange<Double>] {
-        if !answer.words.isEmpty {
-            var words = answer.words
-            if let last = words.last, chunk.upperBound - max(last.start, last.end) < untrustedEnd {
-                // The run of words at the end stretched past what each takes to say, or stamped
-                // with no length: the truncated ending may stretch several ("to" 16.90-19.14,
-                // "see" 19.14-19.98, "the" at 19.98), and their times say nothing. They are laid
-                // from the run's first start at an ordinary pace instead.
-                var first = words.count
-                while first > 0 {
-                    let word = words[first - 1]
-                    let length = max(0, word.end - word.start)
-                    guard length > Self.longestWord(letters: SpokenLength.letters(word.word)) || length == 0 else { break }
-                    first -= 1
-                }
-                var at = first < words.count ? words[first].start : 0
-                for index in first..<words.count {
-                    let said = Double(SpokenLength.letters(words[index].word)) / usualLetterRate + Self.wordGap
-                    words[index].start = at
-                    words[index].end = min(max(at, answer.words[index].end), at + said)
-                    at += said
-                }
+    /// The answer with its end taken at what it can have said (`untrustedEnd`): when its last
+    /// word ends that close to the chunk's end, the run of words before it that are stretched
+    /// past what each takes to say, have no length, or end that close too, is laid from the
+    /// run's first start at an ordinary pace; the truncated ending may stretch several ("to"
+    /// 16.90-19.14, "see" 19.14-19.98, "the" at 19.98), and their times say nothing. Without
+    /// words, a timed last segment there is cut to what its text takes at that pace. Used for
+    /// what the answer covers, for the words before a span and for where the span's words go.
+    public func trusted(_ answer: Answer, chunk: ClosedRange<Double>) -> Answer {
+        var answer = answer
+        func nearTheEnd(_ start: Double, _ end: Double) -> Bool { chunk.upperBound - max(start, end) < untrustedEnd }
+        if let last = answer.words.last {
+            guard nearTheEnd(last.start, last.end) else { return answer }
+            var first = answer.words.count
+            while first > 0 {
+                let word = answer.words[first - 1]
+                let length = max(0, word.end - word.start)
+                let stretched = length > Self.longestWord(letters: SpokenLength.letters(word.word))
+                guard stretched || length == 0 || nearTheEnd(word.start, word.end) else { break }
+                first -= 1
             }
-            return SpeechRegions.joined(words.map { ($0.start - wordReach)...(max($0.start, $0.end) + wordReach) })
+            var at = first < answer.words.count ? answer.words[first].start : 0
+            for index in first..<answer.words.count {
+                let said = Double(SpokenLength.letters(answer.words[index].word)) / usualLetterRate + Self.wordGap
+                let end = min(max(at, answer.words[index].end), at + said)
+                answer.words[index].start = at
+                answer.words[index].end = end
+                at += said
+            }
+            return answer
         }
-        var segments = answer.segments.filter { !TranscriptMerger.normalized($0.text).isEmpty }
+        if answer.timed, let index = answer.segments.lastIndex(where: { !TranscriptMerger.normalized($0.text).isEmpty }),
+            nearTheEnd(answer.segments[index].start, answer.segments[index].end)
+        {
+            let segment = answer.segments[index]
+            let said = Double(SpokenLength.letters(segment.text)) / usualLetterRate
+            answer.segments[index].end = min(max(segment.start, segment.end), segment.start + said)
+        }
+        return answer
+    }
+
+    /// What the answer's words, segments or text account for.
+    func covered(_ answer: Answer, speech: [ClosedRange<Double>]) -> [ClosedRange<Double>] {
+        if !answer.words.isEmpty {
+            return SpeechRegions.joined(answer.words.map { ($0.start - wordReach)...(max($0.start, $0.end) + wordReach) })
+        }
+        let segments = answer.segments.filter { !TranscriptMerger.normalized($0.text).isEmpty }
         if !segments.isEmpty {
-            if let last = segments.last, chunk.upperBound - max(last.start, last.end) < untrustedEnd {
-                let said = Double(SpokenLength.letters(last.text)) / usualLetterRate
-                segments[segments.count - 1].end = min(max(last.start, last.end), last.start + said)
-            }
             return SpeechRegions.joined(segments.map { ($0.start - segmentReach)...(max($0.start, $0.end) + segmentReach) })
         }
         // Text alone: the first stretch of speech its letters take to say.
@@ -144,7 +163,7 @@ public struct SpeechCoverage: Sendable, Hashable {
     public func prompt(
         for span: ClosedRange<Double>, in answer: Answer, chunk: ClosedRange<Double>, speech: [ClosedRange<Double>], mediaPrompt: String?
     ) -> String? {
-        let before = Self.around(span, in: answer, chunk: chunk, speech: speech).before.suffix(Self.promptWords).map(\.word)
+        let before = Self.around(span, in: trusted(answer, chunk: chunk), chunk: chunk, speech: speech).before.suffix(Self.promptWords).map(\.word)
         let parts = [mediaPrompt, before.isEmpty ? nil : before.joined(separator: " ")].compactMap { $0 }.filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
@@ -158,6 +177,10 @@ public struct SpeechCoverage: Sendable, Hashable {
         _ answer: Answer, span: ClosedRange<Double>, with recovered: Answer, window: ClosedRange<Double>, speech: [ClosedRange<Double>],
         chunk: ClosedRange<Double>
     ) -> (answer: Answer, added: Int) {
+        // The words before and after the span, and where its words go, by the times the
+        // answer can have said its words at: its stretched end would put the span's words
+        // before the word it stretched ("see the the puffins").
+        let answer = trusted(answer, chunk: chunk)
         let (before, after) = Self.around(span, in: answer, chunk: chunk, speech: speech)
         var new = Self.words(of: recovered, chunk: window, speech: SpeechRegions.clip(speech, to: window))
         if !recovered.words.isEmpty {

@@ -22,7 +22,7 @@ extension ChunkJobHandler {
         _ request: TranscriptionRequest, _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
         let gated = try await gated(stored, result, chunk, request, context)
-        return try await aligned(try await recovered(gated, chunk, request, context), result, chunk, context)
+        return try await aligned(try await recovered(gated, chunk, request, timed: result.transcription.timed, context), result, chunk, context)
     }
 
     /// A text-only answer (OpenAI's gpt-4o transcribe models answer `json`: text, no times)

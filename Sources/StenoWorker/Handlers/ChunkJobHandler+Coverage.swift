@@ -15,11 +15,12 @@ extension ChunkJobHandler {
     /// span that comes back empty again is logged and counted, and the answer stands. Every
     /// ask is paid for and counted in the chunk's usage.
     func recovered(
-        _ answer: WorkStore.StoredTranscription, _ chunk: WorkStore.ChunkRecord, _ request: TranscriptionRequest, _ context: JobContext
+        _ answer: WorkStore.StoredTranscription, _ chunk: WorkStore.ChunkRecord, _ request: TranscriptionRequest, timed: Bool = true,
+        _ context: JobContext
     ) async throws -> WorkStore.StoredTranscription {
         guard let coverage, let speech = chunk.speech else { return answer }
         let range = chunk.span.seconds
-        var filled = SpeechCoverage.Answer(text: answer.text, segments: answer.segments, words: answer.words)
+        var filled = SpeechCoverage.Answer(text: answer.text, segments: answer.segments, words: answer.words, timed: timed)
         let spans = coverage.uncovered(filled, speech: speech, chunk: range)
         guard !spans.isEmpty else { return answer }
         var result = answer
@@ -72,7 +73,7 @@ extension ChunkJobHandler {
                 metrics.recordFlagged(review.flagged)
             }
             let (next, added) = coverage.filling(
-                filled, span: span, with: SpeechCoverage.Answer(text: stored.text, segments: stored.segments, words: stored.words),
+                filled, span: span, with: SpeechCoverage.Answer(text: stored.text, segments: stored.segments, words: stored.words, timed: heard.transcription.timed),
                 window: window, speech: speech, chunk: range)
             filled = next
             metrics.recordSpeechAskedAgain(added > 0 ? .recovered : .empty, words: added)
