@@ -159,15 +159,17 @@ struct SpeechCoverageTests {
         try? #require(spans.count == 1, "\(spans)")
         guard let span = spans.first else { return }
         let window = coverage.window(for: span, chunk: chunk)
-        // As tiny.en answered the re-ask: "the" in the lead, then the six lost words.
+        // As tiny.en answered the re-ask: "the" in the lead, then the six lost words, "puffins"
+        // stamped from the window's start.
         let recovered = [
             TimedWord(word: "the", start: window.lowerBound + 0.2, end: window.lowerBound + 0.45),
-            TimedWord(word: "puffins", start: window.lowerBound + 0.45, end: window.lowerBound + 0.9),
+            TimedWord(word: "puffins", start: window.lowerBound, end: window.lowerBound + 0.9),
         ] + Self.spoken("nesting on the northern cliffs.", from: window.lowerBound + 1.0)
         let again = SpeechCoverage.Answer(text: recovered.map(\.word).joined(separator: " "), segments: [], words: recovered)
         let (filled, _) = coverage.filling(answer, span: span, with: again, window: window, speech: speech, chunk: chunk)
         #expect(filled.words.map(\.word).joined(separator: " ") == "all because we were hoping to see the puffins nesting on the northern cliffs.")
-        #expect(zip(filled.words, filled.words.dropFirst()).allSatisfy { $0.start <= $1.start }, "\(filled.words)")
+        #expect(zip(filled.words, filled.words.dropFirst()).allSatisfy { $0.start <= $1.start && $0.end <= $1.end }, "\(filled.words)")
+        #expect(filled.words.allSatisfy { $0.end <= chunk.upperBound })
     }
 
     @Test("an answer without times, one segment over the whole chunk, is not cut at its end")

@@ -14,6 +14,7 @@ public final class RunningObjectStore: Sendable {
     public let bucket: String
     public let region = "us-east-1"
     private let weed: String
+    private let directory: URL
     private let arguments: [String]
     private let log: String
     private let process: Mutex<BackgroundProcess?>
@@ -50,15 +51,16 @@ public final class RunningObjectStore: Sendable {
         ]
         let log = directory.appendingPathComponent("weed.log").path
         let store = RunningObjectStore(
-            weed: weed, arguments: arguments, log: log, endpoint: "http://127.0.0.1:\(base + 3)", accessKey: accessKey, secretKey: secretKey,
+            weed: weed, directory: directory, arguments: arguments, log: log, endpoint: "http://127.0.0.1:\(base + 3)", accessKey: accessKey, secretKey: secretKey,
             bucket: bucket)
         try await store.restart()
         try await store.createBucket(bucket)
         return store
     }
 
-    private init(weed: String, arguments: [String], log: String, endpoint: String, accessKey: String, secretKey: String, bucket: String) {
+    private init(weed: String, directory: URL, arguments: [String], log: String, endpoint: String, accessKey: String, secretKey: String, bucket: String) {
         self.weed = weed
+        self.directory = directory
         self.arguments = arguments
         self.log = log
         self.endpoint = endpoint
@@ -71,6 +73,7 @@ public final class RunningObjectStore: Sendable {
     deinit {
         process.withLock { $0?.signal(SIGKILL) }
         TestOutputArchive.keep(fileAt: log, named: "seaweedfs")
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The variables that point a Steno process at this store.

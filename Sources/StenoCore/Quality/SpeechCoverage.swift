@@ -116,9 +116,9 @@ public struct SpeechCoverage: Sendable, Hashable {
             var at = first < answer.words.count ? answer.words[first].start : 0
             for index in first..<answer.words.count {
                 let said = Double(SpokenLength.letters(answer.words[index].word)) / usualLetterRate + Self.wordGap
-                let end = min(max(at, answer.words[index].end), at + said)
-                answer.words[index].start = at
-                answer.words[index].end = end
+                let start = min(at, chunk.upperBound)
+                answer.words[index].start = start
+                answer.words[index].end = min(max(start, answer.words[index].end), start + said, chunk.upperBound)
                 at += said
             }
             return answer
@@ -209,7 +209,17 @@ public struct SpeechCoverage: Sendable, Hashable {
                     .map { TimedWord(word: $0.word, start: $0.start, end: $0.end) }
                 : new
             let at = filled.words.firstIndex { $0.middle > span.upperBound } ?? filled.words.count
-            filled.words.insert(contentsOf: placed, at: at)
+            // The re-ask's first word may be stamped from its window's start, before the word it
+            // follows ended: times never run backwards at the join.
+            var floor = at > 0 ? filled.words[at - 1].end : -Double.infinity
+            let joined = placed.map { word -> TimedWord in
+                var word = word
+                word.start = max(word.start, floor)
+                word.end = max(word.end, word.start)
+                floor = word.start
+                return word
+            }
+            filled.words.insert(contentsOf: joined, at: at)
         }
         if !answer.segments.isEmpty {
             let at = filled.segments.firstIndex { $0.start > start } ?? filled.segments.count

@@ -73,31 +73,9 @@ public struct SigV4Signer: Sendable {
     }
 
     static func stamp(_ date: Date) -> Stamp {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let civil = civilDate(daysSinceEpoch: days)
-        let within = seconds - days * 86_400
-        let day = padded(civil.year, 4) + padded(civil.month, 2) + padded(civil.day, 2)
-        return Stamp(day: day, time: day + "T" + padded(within / 3600, 2) + padded(within / 60 % 60, 2) + padded(within % 60, 2) + "Z")
-    }
-
-    private static func padded(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// The proleptic Gregorian date of a day count (Howard Hinnant's days_from_civil, inverted):
-    /// no calendar or time zone to go wrong.
-    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        // Foundation's ISO 8601 style in UTC, without separators: 20130524T000000Z.
+        let time = date.formatted(Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: .gmt))
+        return Stamp(day: String(time.prefix(8)), time: time)
     }
 
     private func scope(_ stamp: Stamp) -> String {
