@@ -1,25 +1,46 @@
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 /// The parts of S3's XML answers Steno reads: an element's text (`UploadId`, an error's
-/// `Code`), and the children of each repeated element (each `Upload` of a listing), read with
-/// Foundation's XMLParser.
+/// `Code`), and the children of each repeated element (each `Upload` of a listing).
+///
+/// Read by hand rather than with FoundationXML: that module links libxml2, which Debian builds
+/// with ICU, and the runtime image would carry both (about 36 MB) for a handful of flat
+/// elements. S3's answers are flat where Steno reads them: an element holds text, or elements
+/// that hold text.
 struct S3XML {
-    /// Each element's name and text, in document order.
+    /// Each element's name and text (empty for one that holds elements), in document order.
     private(set) var elements: [(name: String, text: String)] = []
-    /// For each element, the texts of its child elements.
+    /// Each element's children's texts.
     private(set) var records: [(name: String, children: [String: String])] = []
 
     init?(_ body: [UInt8]) {
-        let reader = Reader()
-        let parser = XMLParser(data: Data(body))
-        parser.delegate = reader
-        guard parser.parse() else { return nil }
-        elements = reader.elements
-        records = reader.records
+        let text = String(decoding: body, as: UTF8.self)
+        guard text.contains("<") else { return nil }
+        var stack: [(name: String, text: String, children: [String: String])] = []
+        var index = text.startIndex
+        while let open = text[index...].firstIndex(of: "<") {
+            if let top = stack.indices.last { stack[top].text += text[index..<open] }
+            guard let close = text[open...].firstIndex(of: ">") else { return nil }
+            let tag = text[text.index(after: open)..<close]
+            index = text.index(after: close)
+            if tag.hasPrefix("?") || tag.hasPrefix("!") { continue }
+            if tag.hasPrefix("/") {
+                guard let element = stack.popLast(), element.name == tag.dropFirst() else { return nil }
+                let value = Self.unescaped(element.text.trimmingCharacters(in: .whitespacesAndNewlines))
+                elements.append((element.name, element.children.isEmpty ? value : ""))
+                records.append((element.name, element.children))
+                if let top = stack.indices.last { stack[top].children[element.name] = value }
+                continue
+            }
+            let name = String(tag.prefix { $0 != " " && $0 != "/" })
+            if tag.hasSuffix("/") {
+                elements.append((name, ""))
+                if let top = stack.indices.last { stack[top].children[name] = "" }
+            } else {
+                stack.append((name, "", [:]))
+            }
+        }
+        guard stack.isEmpty else { return nil }
     }
 
     func first(_ name: String) -> String? {
@@ -30,26 +51,10 @@ struct S3XML {
         records.filter { $0.name == name }.map(\.children)
     }
 
-    private final class Reader: NSObject, XMLParserDelegate {
-        var elements: [(name: String, text: String)] = []
-        var records: [(name: String, children: [String: String])] = []
-        private var stack: [(name: String, text: String, children: [String: String])] = []
-
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            stack.append((elementName, "", [:]))
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard !stack.isEmpty else { return }
-            stack[stack.count - 1].text += string
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            guard let element = stack.popLast() else { return }
-            let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            elements.append((element.name, text))
-            records.append((element.name, element.children))
-            if !stack.isEmpty { stack[stack.count - 1].children[element.name] = text }
-        }
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
     }
 }
