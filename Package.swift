@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "StenoObjectStore",
             dependencies: [
-                "StenoInfrastructure", "StenoTranscription", "StenoMedia", .product(name: "Logging", package: "swift-log"),
+                "StenoCore", "StenoInfrastructure", "StenoTranscription", "StenoMedia", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

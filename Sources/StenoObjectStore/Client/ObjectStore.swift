@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import StenoCore
 import StenoInfrastructure
 import StenoTranscription
 
@@ -92,7 +93,6 @@ public struct ObjectStore: Sendable {
     ) async throws(ObjectStoreError) -> HTTPCall.Answer {
         let url = configuration.url(key: key, query: query)
         let payloadHash = body.map(SigV4Signer.payloadHash) ?? SigV4Signer.emptyPayloadHash
-        var delay = Duration.milliseconds(200)
         var attempt = 1
         while true {
             let signed = signer.signedHeaders(method: method.rawValue, url: url, headers: headers, payloadHash: payloadHash, date: now())
@@ -109,11 +109,11 @@ public struct ObjectStore: Sendable {
                 failure = ObjectStoreError(.unavailable, "the object store at \(configuration.endpoint.host ?? "?") did not answer: \(reason)")
             }
             guard failure.isTransient, attempt < configuration.attempts else { throw failure }
+            let delay = configuration.backoff.delay(afterAttempt: attempt)
             logger.warning("the object store is unavailable; trying again", metadata: [
-                "attempt": "\(attempt)", "error": "\(failure)", "delay_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
+                "attempt": "\(attempt)", "error": "\(failure)", "delay_ms": "\(Int((delay.seconds * 1000).rounded()))",
             ])
             do { try await clock.sleep(for: delay) } catch { throw ObjectStoreError(.cancelled, "cancelled") }
-            delay = min(delay * 2, .seconds(10))
             attempt += 1
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+public import StenoCore
 
 /// Where Steno keeps media when machines share no volume: a bucket (and a key prefix) of an
 /// S3-compatible store, and how to reach and sign for it.
@@ -29,8 +30,10 @@ public struct ObjectStoreConfiguration: Sendable {
     /// Unfinished multipart uploads older than this are aborted (the store keeps their parts,
     /// and bills them, until then).
     public var abandonedUploadAge: Duration = .seconds(24 * 3600)
-    /// How many times one request is tried while the store is unreachable or slow, with backoff.
+    /// How many times one request is tried while the store is unreachable or slow, and the wait
+    /// between tries: 0.2 s doubling up to 10 s (the jobs' own `RetryBackoff`, without jitter).
     public var attempts = 6
+    public var backoff = RetryBackoff(base: .milliseconds(200), cap: .seconds(10), jitter: 0)
 
     public init(
         endpoint: URLComponents, region: String, bucket: String, prefix: String = "", addressing: Addressing = .path,
