@@ -48,7 +48,7 @@ struct RunningWorker {
         backend.timestampGranularities = [.segment, .word]
         configureBackend(&backend)
         var logger = Logger(label: "steno.worker.test")
-        logger.logLevel = .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["STENO_TEST_WORKER_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let client = database.client(maxConnections: 8)
         // Built as steno-worker builds it, the fleet's rate limit gate included.
         let metrics = WorkerMetrics()
