@@ -88,7 +88,7 @@ extension Steno {
 
         func run() async throws {
             try await CLIFailure.reporting {
-                let requests = try validatedRequests()
+                let requests = try await validatedRequests()
                 let enqueued = try await database.withAdminStore { try await $0.enqueue(requests, allowDuplicates: force) }
                 if json {
                     try JSONOutput.print(enqueued)
@@ -101,7 +101,7 @@ extension Steno {
             }
         }
 
-        private func validatedRequests() throws -> [NewMedia] {
+        private func validatedRequests() async throws -> [NewMedia] {
             let options = MediaOptions(
                 title: title, language: language, model: model, prompt: prompt, priority: priority, chapters: chapters,
                 webhook: webhook, speakers: speakers, translate: translate ? "true" : nil)
@@ -114,13 +114,30 @@ extension Steno {
                 throw AdminError(.invalidInput, "--\(error.field) \(error.problem)", hint: error.hint)
             }
             let root = mediaRoot ?? ProcessInfo.processInfo.environment["STENO_MEDIA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
-            let bucket: String?
+            let objects: ObjectStore?
             do {
-                bucket = try ObjectStoreConfiguration.fromEnvironment()?.bucket
+                objects = try ObjectStoreConfiguration.fromEnvironment().map { ObjectStore($0) }
             } catch {
                 throw AdminError(.invalidInput, "\(error)", hint: "nothing was enqueued")
             }
-            let resolution = MediaSourceResolver(mediaRoot: root, objectBucket: bucket).resolve(sources)
+            var resolution = MediaSourceResolver(mediaRoot: root, objectBucket: objects?.bucket).resolve(sources)
+            // Each object as the store holds it now: a missing one is refused here, and the size and
+            // entity tag recorded are what every read checks (`SourceObject`).
+            var sourceObjects: [String: SourceObject] = [:]
+            if let objects {
+                for source in resolution.sources {
+                    guard let key = try? objects.key(ofSource: source) else { continue }
+                    do {
+                        if let found = try await objects.head(key) {
+                            sourceObjects[source] = SourceObject(size: found.size, etag: found.etag)
+                        } else {
+                            resolution.problems.append("\(source): no such object in the store")
+                        }
+                    } catch {
+                        resolution.problems.append("\(source): the object store cannot be asked for it: \(error)")
+                    }
+                }
+            }
             if !resolution.problems.isEmpty {
                 for problem in resolution.problems {
                     CLIFailure.printError("cannot enqueue \(problem)")
@@ -138,6 +155,7 @@ extension Steno {
             return resolution.sources.map { source in
                 var media = settings
                 media.source = source
+                media.sourceObject = sourceObjects[source]
                 return media
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import StenoCore
 public import StenoMedia
 
 /// Where a media's recording is read from: an object in the store through a signed link that
@@ -46,11 +47,36 @@ public struct MediaSources: Sendable {
     /// The recording `source` names, opened for probing and decoding. A source this process
     /// cannot read at all fails as media does: `unsupportedSource` when it names an object and no
     /// store is configured, `sourceRejected` for an object outside the configured bucket.
-    public func open(_ source: String, sourceTimeout: Duration = MediaFile.defaultSourceTimeout, logger: Logger) throws(MediaError) -> MediaFile {
+    ///
+    /// An object is first asked for (one HEAD): a missing one fails its media saying so
+    /// (`noSuchObject`), and one that is not what was enqueued (`expecting`: another size or
+    /// entity tag, replaced or damaged in the store) fails it as `changed`, so that no media is
+    /// transcribed from bytes other than its own. A store that does not answer is `unavailable`
+    /// (the job runs again later); credentials it refuses are a `configuration` error.
+    public func open(
+        _ source: String, expecting object: SourceObject? = nil, sourceTimeout: Duration = MediaFile.defaultSourceTimeout, logger: Logger
+    ) async throws -> MediaFile {
+        let location: MediaLocation
         do {
-            return MediaFile(try location(of: source), sourceTimeout: sourceTimeout, logger: logger)
+            location = try self.location(of: source)
         } catch {
             throw MediaError(error.code == .configuration ? .unsupportedSource : .sourceRejected, error.message)
+        }
+        if let store, let key = try? store.key(ofSource: source) {
+            try await Self.check(source, key: key, in: store, expecting: object)
+        }
+        return MediaFile(location, sourceTimeout: sourceTimeout, logger: logger)
+    }
+
+    /// Whether `key` is there and, with `object`, the object that was stored.
+    static func check(_ source: String, key: String, in store: ObjectStore, expecting object: SourceObject?) async throws(ObjectStoreError) {
+        guard let found = try await store.head(key) else {
+            throw ObjectStoreError(.noSuchObject, "the recording \(source) is not in the object store (deleted or never stored); upload it again")
+        }
+        if let object, let difference = object.difference(from: SourceObject(size: found.size, etag: found.etag)) {
+            throw ObjectStoreError(
+                .changed,
+                "the recording \(source) is not the one enqueued: \(difference); it was replaced or damaged in the store. Enqueue it again to transcribe what it holds now")
         }
     }
 }

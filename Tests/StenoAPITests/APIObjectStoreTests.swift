@@ -42,6 +42,13 @@ struct APIObjectStoreTests {
             let read = try await server.curl(["\(server.endpoint)/\(server.bucket)/\(address.key)"])
             let bookBytes = Array(try Data(contentsOf: URL(fileURLWithPath: book)))
             #expect(read.status == 200 && read.body == bookBytes)
+            // What every read checks, and the bytes' SHA-256, recorded with the media.
+            let recorded = try await api.client.query("SELECT source_bytes, source_etag, source_sha256 FROM media WHERE id = \(Int64(id))").single()
+            #expect(try recorded.decode("source_bytes", as: Int64?.self) == Int64(bookBytes.count))
+            let head = try #require(try await objects.head(address.key))
+            #expect(try recorded.decode("source_etag", as: String?.self) == head.etag.map(SourceObject.normalized))
+            let sum = try await ChildProcess.run("/usr/bin/sha256sum", [book]).standardOutput.prefix(64)
+            #expect(try recorded.decode("source_sha256", as: String?.self) == String(sum))
 
             let replay = try await HTTP.request(
                 "POST", api.url("/v1/media"), key: key, headers: ["Idempotency-Key": "book-1"], body: .form([], files: [("file", book)]))

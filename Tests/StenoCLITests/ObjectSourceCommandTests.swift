@@ -11,18 +11,33 @@ struct ObjectSourceCommandTests {
         "STENO_S3_SECRET_ACCESS_KEY": "not-a-real-secret",
     ]
 
-    @Test("an object of the fleet's bucket is enqueued by its address; another bucket's, or any without a store, is refused saying why")
+    @Test("an object of the fleet's bucket is enqueued by its address, with its size and entity tag; a missing one, another bucket's, or any without a store, is refused saying why",
+        .enabled(if: RunningObjectStore.isAvailable, "SeaweedFS is not set up: run scripts/seaweedfs"))
     func enqueueObjects() async throws {
+        let server = try await RunningObjectStore.start()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("steno-cli-s3-\(UUID().uuidString)").path
+        try Data("twenty-six bytes of sound.".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try await server.curl(["-T", file, "\(server.endpoint)/\(server.bucket)/library/book.m4b"]).status == 200)
+        let bucket = server.bucket
         try await TestDatabase.with { database in
-            let taken = try await database.steno(["enqueue", "s3://steno-media/library/book.m4b", "--json"], environment: Self.storeEnvironment)
+            let taken = try await database.steno(["enqueue", "s3://\(bucket)/library/book.m4b", "--json"], environment: server.environment)
             #expect(taken.status == 0, "\(taken.standardError)")
-            #expect(try JSONOf.array(taken.standardOutput).first?["source"] as? String == "s3://steno-media/library/book.m4b")
+            #expect(try JSONOf.array(taken.standardOutput).first?["source"] as? String == "s3://\(bucket)/library/book.m4b")
+            let row = try await database.client().query("SELECT source_bytes, source_etag, source_sha256 FROM media").single()
+            #expect(try row.decode("source_bytes", as: Int64?.self) == 26)
+            #expect(try row.decode("source_etag", as: String?.self)?.isEmpty == false)
+            #expect(try row.decode("source_sha256", as: String?.self) == nil, "Steno did not read the object's bytes")
 
-            let foreign = try await database.steno(["enqueue", "s3://their-bucket/book.m4b"], environment: Self.storeEnvironment)
+            let missing = try await database.steno(["enqueue", "s3://\(bucket)/library/never-stored.m4b"], environment: server.environment)
+            #expect(missing.status != 0)
+            #expect(missing.standardError.contains("never-stored.m4b: no such object in the store"), "\(missing.standardError)")
+
+            let foreign = try await database.steno(["enqueue", "s3://their-bucket/book.m4b"], environment: server.environment)
             #expect(foreign.status != 0)
-            #expect(foreign.standardError.contains("only its own bucket, steno-media"), "\(foreign.standardError)")
+            #expect(foreign.standardError.contains("only its own bucket, \(bucket)"), "\(foreign.standardError)")
 
-            let unconfigured = try await database.steno(["enqueue", "s3://steno-media/library/other.m4b"])
+            let unconfigured = try await database.steno(["enqueue", "s3://\(bucket)/library/book.m4b"])
             #expect(unconfigured.status != 0)
             #expect(unconfigured.standardError.contains("STENO_S3_BUCKET"), "\(unconfigured.standardError)")
 
@@ -31,6 +46,9 @@ struct ObjectSourceCommandTests {
             let bad = try await database.steno(["enqueue", "s3://steno-media/library/other.m4b"], environment: badBucket)
             #expect(bad.status != 0 && bad.standardError.contains("STENO_S3_BUCKET"), "\(bad.standardError)")
             #expect(!bad.standardError.contains("not-a-real-secret"))
+            for output in [taken, missing, foreign] {
+                #expect(!output.standardOutput.contains(server.secretKey) && !output.standardError.contains(server.secretKey))
+            }
             let count = try await database.client().query("SELECT count(*) AS n FROM media").single().decode("n", as: Int.self)
             #expect(count == 1)
         }

@@ -45,6 +45,41 @@ struct DeathVerdictTests {
         #expect(DeathVerdict.judge(six, policy: Self.policy) == .requeue)
     }
 
+    @Test("a chunk long enough to cut that keeps dying from outside runs again at once, however unlikely its deaths: it is cut, not suspected")
+    func dyingChunkIsRequeuedToBeSplit() {
+        // Killed back to back, each time just after it started: far beyond the fleet's rate.
+        let unlikely = DeathRecord(
+            exit: Self.kill, earlier: Array(repeating: Self.kill, count: 5), seconds: 3, fleetDeaths: 2, fleetSeconds: 2000, fleetJobs: 5)
+        guard case .fail = DeathVerdict.judge(unlikely, policy: Self.policy) else {
+            Issue.record("the same deaths blame a job that cannot shrink")
+            return
+        }
+        var chunk = unlikely
+        chunk.canShrink = true
+        #expect(DeathVerdict.judge(chunk, policy: Self.policy) == .requeue)
+        // A crash is evidence still: a poison chunk is quarantined, and fails at the budget.
+        var crashing = DeathRecord(exit: Self.segv, earlier: [Self.kill], seconds: 3, fleetDeaths: 2, fleetSeconds: 2000, fleetJobs: 5, canShrink: true)
+        guard case .quarantine = DeathVerdict.judge(crashing, policy: Self.policy) else {
+            Issue.record("a crash of a chunk that can shrink quarantines it")
+            return
+        }
+        crashing.earlier = [Self.segv, Self.segv, Self.segv]
+        guard case .fail = DeathVerdict.judge(crashing, policy: Self.policy) else {
+            Issue.record("a chunk that crashed its worker four times fails")
+            return
+        }
+    }
+
+    @Test("a chunk is cut in two after its second death from outside, while it is 8 s or longer; never after a crash")
+    func dyingChunksSplitDownToAFloor() {
+        #expect(!RescuePolicy.splitsDyingChunk(deaths: 1, crashes: 0, seconds: 15))
+        #expect(RescuePolicy.splitsDyingChunk(deaths: 2, crashes: 0, seconds: 15))
+        #expect(RescuePolicy.splitsDyingChunk(deaths: 14, crashes: 0, seconds: 8))
+        #expect(!RescuePolicy.splitsDyingChunk(deaths: 14, crashes: 0, seconds: 7.9), "a piece could be under 3 s")
+        #expect(!RescuePolicy.splitsDyingChunk(deaths: 3, crashes: 1, seconds: 60), "a crash is the job's own: it is quarantined and counted, not cut")
+        #expect(RescuePolicy.canShrink(chunkSeconds: 8) && !RescuePolicy.canShrink(chunkSeconds: 7.99))
+    }
+
     @Test("a job killed often from outside, then beside a crash, waits a second: the wait grows with suspicion, not with every death")
     func waitGrowsWithSuspicionOnly() {
         let record = DeathRecord(exit: Self.segv, earlier: Array(repeating: Self.kill, count: 6), seconds: 120, fleetDeaths: 80, fleetSeconds: 1500)

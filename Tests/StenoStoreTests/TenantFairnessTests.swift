@@ -1,11 +1,11 @@
 import Foundation
 import StenoCore
-import StenoStore
 import StenoTestSupport
 import Synchronization
 import Testing
 
 @testable import StenoPostgres
+@testable import StenoStore
 
 /// The claim shares the fleet between tenants and between a tenant's media; caps and budgets
 /// hold under concurrent claims. Real PostgreSQL, the claim statement workers run.
@@ -157,6 +157,101 @@ struct TenantFairnessTests {
             let succeeded: Int = try await client.query(
                 "SELECT count(*)::integer AS n FROM jobs WHERE state = 'succeeded' AND id = ANY(\(capped + free))").single().decode("n")
             #expect(succeeded == 120)
+            await client.shutdown()
+        }
+    }
+
+    /// Cap locks granted, or waited for, right now, in this test's database (the suite's other
+    /// tests take cap locks in theirs).
+    static func capLockWaits(_ client: PostgresClient, granted: Bool) async throws -> Int {
+        try await client.query(
+            """
+            SELECT count(*)::integer AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND granted = \(granted) AND classid = \(Int64(TenantSettings.capLockNamespace))::oid
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        ).single().decode("n")
+    }
+
+    @Test(
+        "a claim does not wait for a capped tenant's lock another claim holds: it takes other tenants' jobs, and waits only when nothing else is left",
+        // A claim that waits for the lock never returns, and the holder waits for it: bounded.
+        .timeLimit(.minutes(1)))
+    func capLockHeldElsewhereSkipsThatTenant() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client(maxConnections: 4)
+            let store = JobStore(client: client)
+            try await AdminStore(client: client).setTenant("capped", TenantChange(maxInFlight: .set(5)))
+            let (_, capped) = try await Self.media(client, tenant: "capped", chunks: 2)
+            let (_, free) = try await Self.media(client, tenant: "free", chunks: 2)
+            // Another claim's transaction, holding the capped tenant's lock until told to end.
+            let holderClient = database.client(maxConnections: 1)
+            let (release, releaser) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await holderClient.withConnection { connection in
+                    try await connection.withTransaction { connection in
+                        try await connection.query("SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext('capped'))")
+                        for await _ in release { break }
+                    }
+                }
+            }
+            let lockHeld = try await polled { try await Self.capLockWaits(client, granted: true) > 0 ? true : nil }
+            try #require(lockHeld == true, "the holder never took the lock")
+            // Had the claim waited for the lock, it would not return before the holder commits
+            // (and the suite's time limit would fail the test).
+            let first = try await store.claim(limit: 4, worker: "w1", lease: .seconds(60), mode: .shared(exactCaps: true))
+            #expect(Set(first.map(\.id)) == Set(free), "only the free tenant's jobs, at once: \(first.map(\.id))")
+            // Now only the capped tenant's jobs are left: the claim waits for its lock.
+            let second = Task { try await store.claim(limit: 4, worker: "w2", lease: .seconds(60), mode: .shared(exactCaps: true)) }
+            let waiting = try await polled { try await Self.capLockWaits(client, granted: false) > 0 ? true : nil }
+            #expect(waiting == true, "the second claim never waited for the capped tenant's lock")
+            releaser.yield()
+            releaser.finish()
+            try await holder.value
+            await holderClient.shutdown()
+            let taken = try await second.value
+            #expect(Set(taken.map(\.id)) == Set(capped), "the capped tenant's jobs once the lock was free: \(taken.map(\.id))")
+            await client.shutdown()
+        }
+    }
+
+    @Test("with 100,000 tenants and two with work, a claim reads a few hundred pages, not every tenant")
+    func claimCostDoesNotGrowWithIdleTenants() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            let store = JobStore(client: client)
+            // Every API key's tenant has a row; a large fleet's are mostly idle.
+            try await client.query("INSERT INTO tenants (name) SELECT 'idle-' || n FROM generate_series(1, 100000) AS n")
+            try await AdminStore(client: client).setTenant("idle-7", TenantChange(maxInFlight: .set(2)))
+            _ = try await Self.media(client, tenant: "acme", chunks: 20)
+            _ = try await Self.media(client, tenant: "globex", chunks: 20)
+            try await client.query("ANALYZE tenants")
+            try await client.query("ANALYZE jobs")
+            let mode = try await store.claimMode()
+            #expect(mode == .shared(exactCaps: true))
+            // The claim statement as the worker runs it, with its buffers counted.
+            let pages = try await client.withConnection { connection in
+                try await connection.query("BEGIN")
+                let caps = try await JobStore.capLocks(waiting: false, alone: false, now: "now()", on: connection)
+                let claim = JobStore.claimQuery(limit: 10, worker: "w", lease: .seconds(10), mode: mode, lockedCaps: caps.locked)
+                let plan = try await connection.query("EXPLAIN (ANALYZE, BUFFERS) \(claim)").map { $0.text("QUERY PLAN") ?? "" }
+                try await connection.query("ROLLBACK")
+                // The first line with buffers is the statement's total.
+                let totals = plan.first { $0.contains("Buffers:") } ?? ""
+                let counts = totals.matches(of: /(hit|read)=(\d+)/).compactMap { Int($0.output.2) }
+                return (counts.reduce(0, +), plan.joined(separator: "\n"))
+            }
+            #expect(pages.0 > 0 && pages.0 < 1_000, "\(pages.0) pages for one claim:\n\(pages.1)")
+            #expect(!pages.1.contains("Seq Scan on tenants"), "\(pages.1)")
+            // And the claim still shares: both tenants with work get jobs.
+            let claimed = try await store.claim(limit: 10, worker: "w", lease: .seconds(60), mode: mode)
+            let tenants: [String] = try await client.query("SELECT DISTINCT tenant FROM jobs WHERE id = ANY(\(claimed.map(\.id))) ORDER BY tenant")
+                .map { try $0.decode("tenant") }
+            #expect(tenants == ["acme", "globex"])
+            // The heartbeat's read of the claim mode uses the indexes too.
+            let modePlan = try await client.query("EXPLAIN SELECT * FROM \(JobStore.tenantsForClaimMode)").map { $0.text("QUERY PLAN") ?? "" }
+                .joined(separator: "\n")
+            #expect(!modePlan.contains("Seq Scan on tenants"), "\(modePlan)")
             await client.shutdown()
         }
     }

@@ -19,19 +19,28 @@ struct ObjectStoreEndToEndTests {
         ObjectStore(try #require(try ObjectStoreConfiguration.fromEnvironment(server.environment)))
     }
 
-    @Test("the fixture book in the store is transcribed chapter by chapter, as it is from disk; a missing object fails its media saying so")
+    @Test("the fixture book in the store is transcribed chapter by chapter, as it is from disk; a missing object, and one replaced since it was enqueued, fail their media saying so")
     func bookFromTheStore() async throws {
         let book = try FixtureBook.load()
         let server = try await RunningObjectStore.start()
         let objects = try Self.store(server)
         let stored = try await objects.upload(fileAt: FixtureBook.file("book.m4b").path, as: objects.newUploadKey(fileExtension: ".m4b"))
+        #expect(stored.size == Int64(try Data(contentsOf: FixtureBook.file("book.m4b")).count))
+        #expect(stored.etag?.isEmpty == false, "the store gave the object an entity tag")
+        // Enqueued as this book, then replaced in the store by another recording.
+        let replaced = try await objects.upload(fileAt: FixtureBook.file("book.m4b").path, as: objects.newUploadKey(fileExtension: ".m4b"))
+        try await objects.put(replaced.key, Array(try Data(contentsOf: FixtureBook.file("book.mp3"))))
         try await TestDatabase.with { database in
             let client = database.client()
             defer { Task { await client.shutdown() } }
             let db = WorkerTestDatabase(client: client)
             try await RunningASRBackend.with { asr in
                 try await RunningWorker.with(database: database, backendURL: asr.baseURL, configure: { $0.mediaSources = MediaSources(store: objects) }) { _ in
-                    let mediaID = try await db.enqueue(objects.address(of: stored.key).description)
+                    let mediaID = try await db.enqueue(
+                        objects.address(of: stored.key).description, sourceObject: SourceObject(size: stored.size, etag: stored.etag, sha256: stored.sha256))
+                    let changed = try await db.enqueue(
+                        objects.address(of: replaced.key).description,
+                        sourceObject: SourceObject(size: replaced.size, etag: replaced.etag, sha256: replaced.sha256))
                     let missing = try await db.enqueue("s3://\(server.bucket)/uploads/never-stored.m4b")
                     let foreign = try await db.enqueue("s3://another-bucket/book.m4b")
                     let ended = try await db.waitForMedia(mediaID, in: ["succeeded", "failed", "cancelled"])
@@ -45,8 +54,11 @@ struct ObjectStoreEndToEndTests {
                     }
                     #expect(try await db.waitForMedia(missing, in: ["succeeded", "failed", "cancelled"]) == "failed")
                     let missingState = try await db.mediaState(missing)
-                    #expect(missingState.errorMessage?.contains("404") == true || missingState.errorMessage?.lowercased().contains("not found") == true,
-                        "\(missingState)")
+                    #expect(missingState.errorMessage?.contains("is not in the object store") == true, "\(missingState)")
+                    #expect(try await db.waitForMedia(changed, in: ["succeeded", "failed", "cancelled"]) == "failed")
+                    let changedState = try await db.mediaState(changed)
+                    #expect(changedState.errorMessage?.contains("is not the one enqueued") == true, "\(changedState)")
+                    #expect(changedState.errorClass == "media", "\(changedState)")
                     #expect(missingState.errorMessage?.contains("X-Amz-Signature") == false, "a signed link never reaches a row")
                     #expect(try await db.waitForMedia(foreign, in: ["succeeded", "failed", "cancelled"]) == "failed")
                     let foreignState = try await db.mediaState(foreign)

@@ -204,6 +204,75 @@ extension WorkerFailureTests {
 }
 
 extension WorkerFailureTests {
+    @Test("a chunk whose worker died under it twice from outside is cut in two before it is tried again; one whose worker crashed is not")
+    func dyingChunksAreCut() async throws {
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            let mediaID = try await db.enqueue(FixtureBook.file("book.m4b").path)
+            // Planned by a first worker whose backend never answers; its shutdown hands the
+            // chunk jobs back, queued.
+            let hanging = try FaultServer(replies: [], then: .hang)
+            try await RunningWorker.with(
+                database: database, backendURL: hanging.baseURL,
+                configure: {
+                    $0.planner.targetDuration = MediaTime(seconds: 20)
+                    $0.gracePeriod = .milliseconds(200)
+                }
+            ) { _ in
+                let planned = try await polled {
+                    let n = try await db.count("SELECT count(*) FROM chapters WHERE media_id = $1 AND state = 'transcribing'", mediaID)
+                    return n == 3 ? n : nil
+                }
+                try #require(planned == 3, "the chapters were never planned")
+            }
+            hanging.stop()
+            let lengths: [(job: Int64, seconds: Double)] = try await client.query(
+                """
+                SELECT j.id, k.end_seconds - k.start_seconds AS seconds FROM jobs j JOIN chunks k ON k.id = j.chunk_id
+                WHERE j.media_id = \(mediaID) AND j.kind = 'chunk' AND j.state = 'queued' ORDER BY j.id
+                """
+            ).map { (try $0.decode("id"), try $0.decode("seconds")) }
+            try #require(lengths.count == 3 && lengths.allSatisfy { $0.seconds >= 8 }, "three chunks of a chapter each: \(lengths)")
+            // Each died with its worker twice, from outside (rescue's bookkeeping); the last one's
+            // second death was a crash of the process.
+            try await client.query("UPDATE jobs SET crash_rescues = 2 WHERE id = ANY(\(lengths.map(\.job)))")
+            let crashed = lengths[2].job
+            try await client.query(
+                """
+                INSERT INTO job_attempts (job_id, attempt, worker, finished_at, outcome, worker_exit, crashed)
+                SELECT id, attempt + n, 'gone', now(), 'worker_died', exit, exit = 'SIGSEGV'
+                FROM jobs, (VALUES (1, 'SIGKILL'), (2, 'SIGSEGV')) AS deaths(n, exit)
+                WHERE id = \(crashed)
+                """)
+            try await client.query("UPDATE jobs SET attempt = attempt + 2 WHERE id = \(crashed)")
+
+            let backend = try FaultServer(replies: [])
+            defer { backend.stop() }
+            let ended = try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL, configure: { $0.planner.targetDuration = MediaTime(seconds: 20) }
+            ) { _ in
+                try await db.waitForMedia(mediaID, in: ["succeeded", "failed"], timeout: .seconds(90))
+            }
+            #expect(ended == "succeeded")
+            let cut = try await db.count(
+                "SELECT count(*) FROM chunks k JOIN jobs j ON j.chunk_id = k.id WHERE k.media_id = $1 AND k.state = 'split' AND j.id <> \(crashed)", mediaID)
+            #expect(cut == 2, "the two chunks that died from outside were cut")
+            let crashedChunk: String = try await client.query("SELECT k.state FROM chunks k JOIN jobs j ON j.chunk_id = k.id WHERE j.id = \(crashed)")
+                .single().decode("state")
+            #expect(crashedChunk == "succeeded", "the chunk whose worker crashed was tried whole")
+            // Each cut chunk's pieces were answered; none is shorter than 3 s.
+            let pieces: [Double] = try await client.query(
+                """
+                SELECT end_seconds - start_seconds AS seconds FROM chunks
+                WHERE media_id = \(mediaID) AND state = 'succeeded' AND chapter_id IN (SELECT k.chapter_id FROM chunks k WHERE k.state = 'split')
+                """
+            ).map { try $0.decode("seconds") }
+            #expect(pieces.count == 4 && pieces.allSatisfy { $0 >= RescuePolicy.shortestDyingPiece }, "\(pieces)")
+        }
+    }
+
     @Test("deleting a media mid-upload stops its jobs at once, by the notice, and leaves no rows behind")
     func deleteMidRun() async throws {
         let backend = try FaultServer(replies: [], then: .hang)

@@ -12,9 +12,10 @@ struct WorkerTestDatabase {
     /// Enqueues a media as `steno enqueue` does; returns its id.
     func enqueue(
         _ path: String, chapters: ChapterSelection = .all, model: String? = nil, prompt: String? = nil, tenant: String = NewMedia.defaultTenant,
-        language: String? = nil, multilingual: Bool = false, translate: Bool = false
+        language: String? = nil, multilingual: Bool = false, translate: Bool = false, sourceObject: SourceObject? = nil
     ) async throws -> Int64 {
         var media = NewMedia(source: path, title: "fixture", language: language, model: model, chapters: chapters, prompt: prompt)
+        media.sourceObject = sourceObject
         media.tenant = tenant
         media.multilingual = multilingual
         media.translate = translate

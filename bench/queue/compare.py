@@ -26,6 +26,16 @@ The table gives each side's median round, their ratio, and the ratio round by ro
 round's two runs are back to back, so drift of the machine over the minutes of a run, which
 moves both sides, cancels there) with its median.
 
+Tenants (`--tenants`, Steno only): each setting of the list drains the same jobs with the
+`tenants` table set up another way, in the same round, and a second table gives each one's
+jobs/s against `1` (round by round, as above):
+
+  1           one tenant, `default`, holding every job (the claim's own-order path)
+  N           N tenants, every job still `default`'s, the other N - 1 idle, as every API key's
+              tenant has a row and none is removed (the shared, fair-share claim)
+  cap         two tenants: `capped`, with a cap of 1,000 chunk jobs in flight and a tenth of the
+              jobs, and `default` with the rest (every claim takes or tries `capped`'s lock)
+
 After each run every job must be done (Steno: all JOBS rows 'succeeded'; PgQueuer: its queue
 table empty and JOBS 'successful' rows in its log) and the drainers' N must add up to JOBS,
 or the benchmark stops.
@@ -253,13 +263,21 @@ class Bench:
 
     # one run
 
-    def fill(self, system: str, jobs: int) -> None:
+    def fill(self, system: str, jobs: int, tenants: str = "1") -> None:
         db = self.db(DATABASES[system])
         if system == "steno":
             # The queue and its attempts; media, chapters and chunks stay empty in this benchmark.
             db.execute("TRUNCATE jobs, job_attempts CASCADE")
-            db.execute("INSERT INTO jobs (kind) SELECT 'chunk' FROM generate_series(1, $1)", jobs)
-            db.execute("VACUUM ANALYZE jobs, job_attempts")
+            db.execute("DELETE FROM tenants WHERE name <> 'default'")
+            capped = 0
+            if tenants == "cap":
+                db.execute("INSERT INTO tenants (name, max_in_flight) VALUES ('capped', 1000)")
+                capped = jobs // 10
+                db.execute("INSERT INTO jobs (kind, tenant) SELECT 'chunk', 'capped' FROM generate_series(1, $1)", capped)
+            elif int(tenants) > 1:
+                db.execute("INSERT INTO tenants (name) SELECT 'idle-' || n FROM generate_series(2, $1) AS n", int(tenants))
+            db.execute("INSERT INTO jobs (kind) SELECT 'chunk' FROM generate_series(1, $1)", jobs - capped)
+            db.execute("VACUUM ANALYZE jobs, job_attempts, tenants")
         else:
             db.execute("TRUNCATE pgqueuer, pgqueuer_log, pgqueuer_statistics")
             # PgQueuer's own enqueue, in batches: one statement inserts the jobs and logs them
@@ -280,10 +298,10 @@ class Bench:
                    "--dsn", self.asyncpg_url(DATABASES["pgqueuer"]), "--batch", str(batch)]
         return command, dict(os.environ)
 
-    def run(self, system: str, processes: int, batch: int, round_number: int) -> dict[str, object]:
+    def run(self, system: str, processes: int, batch: int, round_number: int, tenants: str = "1") -> dict[str, object]:
         jobs = self.args.jobs
         database = DATABASES[system]
-        self.fill(system, jobs)
+        self.fill(system, jobs, tenants)
         postgres = self.db("postgres")
         own_backend = self.db(database).conn.get_server_pid()  # idle during the run
 
@@ -345,7 +363,7 @@ class Bench:
 
         wall = max(r["end"] for r in results if r["jobs"] > 0) - t0
         run = dict(
-            system=system, processes=processes, batch=batch, round=round_number, jobs=jobs,
+            system=system, processes=processes, batch=batch, round=round_number, jobs=jobs, tenants=tenants,
             wall_seconds=wall, jobs_per_second=jobs / wall, pg_cpu_seconds=cpu,
             pg_cpu_user_seconds=cpu_user, pg_cpu_system_seconds=cpu_system,
             cpu_us_per_job=cpu * 1e6 / jobs, wal_bytes=wal, wal_bytes_per_job=wal / jobs,
@@ -353,7 +371,8 @@ class Bench:
             jobs_per_process=[int(r["jobs"]) for r in results], top_statements=top, **background,
         )
         system_share = cpu_system / cpu if cpu else 0.0
-        log(f"p={processes} b={batch} round {round_number} {system:8}: {run['jobs_per_second']:9.0f} jobs/s "
+        setup = f" tenants={tenants}" if tenants != "1" else ""
+        log(f"p={processes} b={batch} round {round_number} {system:8}{setup}: {run['jobs_per_second']:9.0f} jobs/s "
             f"(wall {wall:.2f} s), PG CPU {cpu:.2f} s ({run['cpu_us_per_job']:.0f} us/job, "
             f"{system_share:.0%} in the kernel), "
             f"WAL {wal / 1e6:.1f} MB ({run['wal_bytes_per_job']:.0f} B/job), "
@@ -391,9 +410,11 @@ class Bench:
 # --- report ---------------------------------------------------------------------------------
 
 
-def median_of(runs: list[dict[str, object]], system: str, processes: int, batch: int, key: str) -> float | None:
+def median_of(runs: list[dict[str, object]], system: str, processes: int, batch: int, key: str,
+              tenants: str = "1") -> float | None:
     values = [float(r[key]) for r in runs
-              if r["system"] == system and r["processes"] == processes and r["batch"] == batch]
+              if r["system"] == system and r["processes"] == processes and r["batch"] == batch
+              and r.get("tenants", "1") == tenants]
     return statistics.median(values) if values else None
 
 
@@ -402,7 +423,7 @@ def paired_ratios(runs: list[dict[str, object]], processes: int, batch: int) -> 
     so a machine that drifts (another tenant, the clock of a virtual CPU) moves both alike."""
     rates: dict[tuple[str, int], float] = {
         (str(r["system"]), int(r["round"])): float(r["jobs_per_second"]) for r in runs
-        if r["processes"] == processes and r["batch"] == batch}
+        if r["processes"] == processes and r["batch"] == batch and r.get("tenants", "1") == "1"}
     rounds = sorted({n for _, n in rates})
     return [rates["steno", n] / rates["pgqueuer", n] for n in rounds
             if ("steno", n) in rates and ("pgqueuer", n) in rates]
@@ -438,6 +459,45 @@ def table(runs: list[dict[str, object]], configs: list[tuple[int, int]], rounds:
     return "\n".join(lines)
 
 
+def tenants_table(runs: list[dict[str, object]], configs: list[tuple[int, int]], settings: list[str]) -> str:
+    """Steno's jobs/s for each tenants setting against one tenant's, median and round by round."""
+    lines = [
+        "Steno by tenants (jobs/s; against one tenant, round by round)",
+        "",
+        "| processes | batch | tenants | Steno jobs/s | against 1 | per round |",
+        "|---:|---:|---|---:|---:|---|",
+    ]
+    for processes, batch in configs:
+        def rate(setting: str, round_number: int) -> float | None:
+            for r in runs:
+                if (r["system"] == "steno" and r["processes"] == processes and r["batch"] == batch
+                        and r["round"] == round_number and r.get("tenants", "1") == setting):
+                    return float(r["jobs_per_second"])
+            return None
+        rounds = sorted({int(r["round"]) for r in runs if r["system"] == "steno"})
+        for setting in settings:
+            median = median_of(runs, "steno", processes, batch, "jobs_per_second", setting)
+            one = median_of(runs, "steno", processes, batch, "jobs_per_second", "1")
+            paired = [a / b for a, b in ((rate(setting, n), rate("1", n)) for n in rounds) if a and b]
+            per_round = ", ".join(f"{r:.2f}" for r in paired) or "-"
+            if len(paired) > 1:
+                per_round += f" (median {statistics.median(paired):.2f})"
+            against = f"{median / one:.2f}" if median and one else "-"
+            lines.append(f"| {processes} | {batch} | {setting} | {median:,.0f} | {against} | {per_round} |"
+                         if median else f"| {processes} | {batch} | {setting} | - | - | - |")
+    return "\n".join(lines)
+
+
+def tenant_settings(text: str) -> list[str]:
+    settings = [x for x in text.split(",") if x]
+    for x in settings:
+        if x != "cap" and not (x.isdigit() and int(x) >= 1):
+            raise argparse.ArgumentTypeError(f"{x!r}: a number of tenants (1 or more) or 'cap'")
+    if "1" not in settings:
+        settings.insert(0, "1")  # the reference the others are measured against
+    return settings
+
+
 # --- command line ---------------------------------------------------------------------------
 
 
@@ -455,6 +515,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=50_000, help="jobs per run")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side per configuration")
     parser.add_argument("--systems", default="steno,pgqueuer", help="steno, pgqueuer or both")
+    parser.add_argument("--tenants", type=tenant_settings, default=["1"],
+                        help="Steno's tenants settings, comma separated: numbers of tenants, and 'cap' (see above); "
+                             "1 is always run, as the reference")
     parser.add_argument("--json", type=Path, help="write every run's raw figures to this file")
     parser.add_argument("--bin", default=os.environ.get("STENO_BIN"),
                         help="folder of the release steno (default: $STENO_BIN, "
@@ -502,9 +565,12 @@ def main() -> int:
         bench.start()
         for processes, batch in configs:
             for round_number in range(1, args.rounds + 1):
-                order = args.systems if round_number % 2 == 1 else list(reversed(args.systems))
-                for system in order:
-                    runs.append(bench.run(system, processes, batch, round_number))
+                sides = [(system, "1") for system in args.systems]
+                if "steno" in args.systems:
+                    sides += [("steno", setting) for setting in args.tenants if setting != "1"]
+                order = sides if round_number % 2 == 1 else list(reversed(sides))
+                for system, setting in order:
+                    runs.append(bench.run(system, processes, batch, round_number, setting))
     except (Failure, subprocess.CalledProcessError) as e:
         log(f"FAILED: {e}")
         failed = True
@@ -514,13 +580,16 @@ def main() -> int:
 
     if args.json:
         args.json.write_text(json.dumps(dict(
-            jobs=args.jobs, rounds=args.rounds, configs=configs, failed=failed,
+            jobs=args.jobs, rounds=args.rounds, configs=configs, tenants=args.tenants, failed=failed,
             steno_drain=args.steno_drain,
             versions={p: importlib.metadata.version(p) for p in ("pgqueuer", "asyncpg", "uvloop")},
             runs=runs,
         ), indent=2) + "\n")
     if runs:
         print(table(runs, configs, args.rounds, args.jobs))
+        if len(args.tenants) > 1 and "steno" in args.systems:
+            print()
+            print(tenants_table(runs, configs, args.tenants))
     return 1 if failed else 0
 
 

@@ -85,7 +85,7 @@ extension MediaRoutes {
             }
             if let upload {
                 try await RecordingIntake.checkDecodable(upload)
-                media.source = try await intake.keep(upload)
+                (media.source, media.sourceObject) = try await intake.keep(upload)
                 if media.source != upload.path { stored = media.source }
             }
             let (enqueued, replayed) = try await store.enqueueOnce(media)

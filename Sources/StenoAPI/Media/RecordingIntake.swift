@@ -133,9 +133,10 @@ struct RecordingIntake: Sendable {
 
     /// The source a received recording is kept as: its path in the upload directory, or, with an
     /// object store, the object it was moved to (`s3://bucket/uploads/...`), read back a part at a
-    /// time so that memory stays flat for any size. The local copy is removed once stored.
-    func keep(_ upload: UploadReceiver.ReceivedFile) async throws -> String {
-        guard let objects else { return upload.path }
+    /// time so that memory stays flat for any size, with its size, entity tag and SHA-256 as
+    /// every later read checks them (`SourceObject`). The local copy is removed once stored.
+    func keep(_ upload: UploadReceiver.ReceivedFile) async throws -> (source: String, object: SourceObject?) {
+        guard let objects else { return (upload.path, nil) }
         let key = objects.newUploadKey(fileExtension: UploadFile.fileExtension(of: upload.clientFilename ?? upload.path))
         let stored: ObjectStore.StoredObject
         do {
@@ -144,7 +145,7 @@ struct RecordingIntake: Sendable {
             throw Self.storeFailure(error)
         }
         await Self.remove(upload)
-        return objects.address(of: stored.key).description
+        return (objects.address(of: stored.key).description, SourceObject(size: stored.size, etag: stored.etag, sha256: stored.sha256))
     }
 
     /// Removes a recording this server kept in the object store (a request refused after it was

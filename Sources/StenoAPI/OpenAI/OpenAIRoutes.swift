@@ -64,7 +64,7 @@ extension OpenAIRoutes {
             try await RecordingIntake.checkDecodable(file)
             // Measured before the media exists: a reference that cannot be read refuses the request.
             let knownVoices = try await knownSpeakerVoices(plan.knownSpeakers)
-            media.source = try await intake.keep(file)
+            (media.source, media.sourceObject) = try await intake.keep(file)
             if media.source != file.path { stored = media.source }
             // Subscribed before the media exists, so that no change is missed.
             let subscription = hub.subscribe(tenant: principal.tenant)

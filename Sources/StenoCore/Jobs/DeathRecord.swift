@@ -20,10 +20,15 @@ public struct DeathRecord: Sendable, Equatable {
     /// Other jobs that ran in the same window (an attempt ended in it, or running now). Each of
     /// them could have been as unlucky as this one: the blame is weighed against all of them.
     public var fleetJobs: Int
+    /// The job is a chunk long enough to cut (`RescuePolicy.canShrink`): deaths from outside
+    /// make it shorter (`RescuePolicy.splitsDyingChunk`) instead of suspect.
+    public var canShrink: Bool
 
     public init(
-        exit: WorkerExit?, earlier: [WorkerExit?] = [], seconds: Double, fleetDeaths: Int = 0, fleetSeconds: Double = 0, fleetJobs: Int = 0
+        exit: WorkerExit?, earlier: [WorkerExit?] = [], seconds: Double, fleetDeaths: Int = 0, fleetSeconds: Double = 0, fleetJobs: Int = 0,
+        canShrink: Bool = false
     ) {
+        self.canShrink = canShrink
         self.exit = exit
         self.earlier = earlier
         self.seconds = seconds

@@ -25,6 +25,11 @@ public enum DeathVerdict: Sendable, Equatable {
     public static let blameBelow = 0.001
     public static func judge(_ record: DeathRecord, policy: RescuePolicy) -> DeathVerdict {
         let crashes = record.crashes
+        // A chunk that can still be cut and never crashed its worker runs again at once: after
+        // its second death it is cut in two (`RescuePolicy.splitsDyingChunk`), so the work at
+        // risk shrinks instead of waiting out a quarantine and running alone, and an innocent
+        // chunk on a fleet whose workers are killed back to back is never blamed.
+        if crashes.isEmpty && record.canShrink { return .requeue }
         let others = record.otherDeaths
         let chance = record.chance
         let blamedOthers = others >= 2 && record.fleetChance < blameBelow ? others : 0

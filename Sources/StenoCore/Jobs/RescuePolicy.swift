@@ -27,6 +27,32 @@ public struct RescuePolicy: Sendable, Equatable {
     /// worker would ever empty by chance. The least loaded live worker then claims nothing more
     /// until its jobs are done, and takes the job (`WorkStore.Heartbeat.makeRoomForAlone`).
     public static let aloneRoomAfter = Duration.seconds(10)
+    /// Deaths of its worker, none a crash, after which a chunk job is cut in two instead of tried
+    /// whole again (`splitsDyingChunk`).
+    public static let splitAfterDeaths = 2
+    /// The shortest piece, in seconds of audio, a dying chunk is cut into: shorter, a request's
+    /// own cost outweighs the work a death loses.
+    public static let shortestDyingPiece = 3.0
+
+    /// Whether a chunk of `seconds` can still be cut for dying: 8 s or more. The cut lies in a
+    /// pause within a quarter of a half's length of the middle (`ChunkPlanner.split`), so each
+    /// piece keeps at least 3/8 of the chunk: `shortestDyingPiece`.
+    public static func canShrink(chunkSeconds seconds: Double) -> Bool {
+        seconds >= shortestDyingPiece * 8 / 3
+    }
+
+    /// Whether a chunk job whose worker died `deaths` times under it, `crashes` of them crashes
+    /// of the process, is cut in two before it runs again. Deaths from outside (kills,
+    /// pre-emptions, a host lost) say nothing against the chunk, but a long chunk on a fleet that
+    /// loses workers often may never finish whole: a 15 s chunk was killed 14 times in a row
+    /// where workers died every few seconds. Halves are half as likely to be running when the
+    /// next death comes, and each finished half is kept. A crash is evidence against the job,
+    /// which is quarantined and counted towards failing it instead, so a poison chunk still fails
+    /// at the crash budget rather than splitting into fresh jobs.
+    public static func splitsDyingChunk(deaths: Int, crashes: Int, seconds: Double) -> Bool {
+        crashes == 0 && deaths >= splitAfterDeaths && canShrink(chunkSeconds: seconds)
+    }
+
     /// How far back the fleet's death rate is read (`DeathRecord.fleetDeaths`).
     public static let deathWindow = Duration.seconds(3600)
     /// How long a rescuer waits between seeing a worker's lock gone and taking its jobs: a live

@@ -26,6 +26,9 @@ public struct NewMedia: Sendable, Equatable {
     public var speakerDetection = true
     /// How many speakers it has, when the user knows (`--speakers N` or `MIN-MAX`).
     public var speakers = SpeakerCount.automatic
+    /// The recording as the object store held it when it was enqueued, for a source in the
+    /// store: every read checks the object against it.
+    public var sourceObject: SourceObject?
 
     /// The tenant of media enqueued without one (by the CLI).
     public static let defaultTenant = "default"

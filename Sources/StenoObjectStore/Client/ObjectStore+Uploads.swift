@@ -1,19 +1,24 @@
 import Crypto
 public import Foundation
+import StenoCore
 import StenoInfrastructure
 import StenoTranscription
 
 extension ObjectStore {
-    /// An object as Steno stored it: where, how large, and the SHA-256 of its bytes.
+    /// An object as Steno stored it: where, how large, the SHA-256 of its bytes, and the entity
+    /// tag the store gives it (what later reads compare: `SourceObject`).
     public struct StoredObject: Sendable, Equatable {
         public var key: String
         public var size: Int64
         public var sha256: String
+        public var etag: String?
     }
 
     /// Stores the file at `path` as `key`, reading it a part at a time, so that memory stays at
     /// one part (16 MiB) whatever the file's size: one PUT for a file up to a part, a multipart
-    /// upload above. A multipart upload that fails is aborted, leaving no parts behind.
+    /// upload above. A multipart upload that fails is aborted, leaving no parts behind. The object
+    /// is then asked for once: the store must hold as many bytes as were sent (else the object
+    /// is removed and the upload fails), and its answer's entity tag is the one recorded.
     public func upload(fileAt path: String, as key: String, contentType: String = "application/octet-stream") async throws(ObjectStoreError) -> StoredObject {
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ObjectStoreError(.refused, "the file to store cannot be read")
@@ -25,7 +30,7 @@ extension ObjectStore {
         guard first.count == partSize else {
             whole.update(data: first)
             try await put(key, first, contentType: contentType)
-            return StoredObject(key: key, size: Int64(first.count), sha256: SigV4Signer.hex(whole.finalize()))
+            return try await confirmed(key, size: Int64(first.count), sha256: SigV4Signer.hex(whole.finalize()))
         }
         let created = try await send(.post, key: key, query: [URLQueryItem(name: "uploads", value: "")], headers: ["content-type": contentType])
         guard let uploadID = S3XML(created.body)?.first("UploadId"), !uploadID.isEmpty else {
@@ -50,11 +55,22 @@ extension ObjectStore {
                 part = try Self.read(file, partSize)
             }
             try await complete(key: key, uploadID: uploadID, parts: parts)
-            return StoredObject(key: key, size: size, sha256: SigV4Signer.hex(whole.finalize()))
+            return try await confirmed(key, size: size, sha256: SigV4Signer.hex(whole.finalize()))
         } catch {
             try? await abort(key: key, uploadID: uploadID)
             throw error
         }
+    }
+
+    /// The object just stored as `key`, as the store now describes it, when it holds `size` bytes.
+    func confirmed(_ key: String, size: Int64, sha256: String) async throws(ObjectStoreError) -> StoredObject {
+        let found = try await head(key)
+        guard let found, found.size == size else {
+            try? await delete(key)
+            throw ObjectStoreError(
+                .refused, "the object store holds \(found.map { "\($0.size) bytes" } ?? "nothing") for \(key) after \(size) bytes were sent")
+        }
+        return StoredObject(key: key, size: size, sha256: sha256, etag: found.etag.map(SourceObject.normalized))
     }
 
     func complete(key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws(ObjectStoreError) {

@@ -11,9 +11,11 @@ public struct ObjectStoreError: Error, Sendable, Equatable, CustomStringConverti
         case noSuchBucket
         /// The object is not in the store.
         case noSuchObject
+        /// The object is not the one stored: another size or entity tag (`SourceObject`).
+        case changed
         /// No answer (refused, timed out), a 5xx, or 503 SlowDown: worth trying again later.
         case unavailable
-        /// A source names an object outside the configured bucket, or the object changed.
+        /// A source names an object outside the configured bucket, or the store refused a request.
         case refused
         /// Cancelled by the caller.
         case cancelled

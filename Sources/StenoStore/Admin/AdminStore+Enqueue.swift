@@ -86,21 +86,27 @@ extension AdminStore {
             let speakersMaximum = media.map(\.speakers.maximum)
             let multilinguals = media.map(\.multilingual)
             let translations = media.map(\.translate)
+            let sourceBytes = media.map(\.sourceObject?.size)
+            let sourceETags = media.map(\.sourceObject?.etag)
+            let sourceSHA256s = media.map(\.sourceObject?.sha256)
             let rows = try await connection.query(
                 """
                 WITH input AS (
                     SELECT * FROM unnest(\(sources)::text[], \(titles)::text[], \(languages)::text[], \(models)::text[],
                                          \(priorities)::smallint[], \(chapterSelections)::text[], \(webhookURLs)::text[], \(prompts)::text[],
                                          \(tenants)::text[], \(idempotencyKeys)::text[], \(webhooksFromClients)::boolean[],
-                                         \(speakerDetections)::boolean[], \(speakersMinimum)::integer[], \(speakersMaximum)::integer[], \(multilinguals)::boolean[], \(translations)::boolean[])
+                                         \(speakerDetections)::boolean[], \(speakersMinimum)::integer[], \(speakersMaximum)::integer[], \(multilinguals)::boolean[], \(translations)::boolean[],
+                                         \(sourceBytes)::bigint[], \(sourceETags)::text[], \(sourceSHA256s)::text[])
                         WITH ORDINALITY AS i(source, title, language, model, priority, chapter_selection, webhook_url, prompt,
                                              tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max,
-                                             multilingual, translate, position)
+                                             multilingual, translate, source_bytes, source_etag, source_sha256, position)
                 ), inserted AS (
                     INSERT INTO media (source, title, language, model, priority, chapter_selection, webhook_url, prompt,
-                                       tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate)
+                                       tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate,
+                                       source_bytes, source_etag, source_sha256)
                     SELECT source, title, language, model, priority, chapter_selection::integer[], webhook_url, prompt,
-                           tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate
+                           tenant, idempotency_key, webhook_from_client, speaker_detection, speakers_min, speakers_max, multilingual, translate,
+                           source_bytes, source_etag, source_sha256
                     FROM input ORDER BY position
                     RETURNING id, source, title, priority
                 ), queued AS (

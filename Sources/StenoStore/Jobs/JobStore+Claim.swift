@@ -9,27 +9,69 @@ extension JobStore {
     /// ends. Jobs that must run alone (`runs_alone`) are left to `claimAlone`.
     ///
     /// `mode` is what the worker's last heartbeat read of the tenants (`claimMode()`). With
-    /// `.shared(exactCaps: true)` (some tenant has a cap on chunk jobs in flight) the claim first
-    /// takes a lock per capped tenant (`TenantSettings.capLockNamespace`), in one transaction
-    /// with the claim: concurrent claims then count each other's jobs, and a cap holds
-    /// fleet-wide. A mode a heartbeat old (a tenant added, a cap set since) holds for that long.
+    /// `.shared(exactCaps: true)` (some tenant has a cap on chunk jobs in flight) the claim holds
+    /// the lock of each capped tenant whose chunk jobs it may take (`TenantSettings.capLockNamespace`),
+    /// in one transaction with the claim: concurrent claims then count each other's jobs, and a
+    /// cap holds fleet-wide. A mode a heartbeat old (a tenant added, a cap set since) holds for
+    /// that long.
+    ///
+    /// The locks are tried, not waited for: a capped tenant whose lock another claim holds gives
+    /// this claim none of its chunk jobs, and the claim goes on with everyone else's, so one cap
+    /// never serialises the fleet's claims. Only a claim that found nothing else waits for those
+    /// locks (`capLocks(waiting:)`) and tries again, so that an empty answer still means an empty
+    /// queue.
     public func claim(limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, mode: ClaimMode = .unknown) async throws -> [Job] {
         try await client.withConnection { [time] connection in
             guard case .shared(exactCaps: true) = mode, kinds?.contains(.chunk) ?? true else {
                 return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, now: time.now, on: connection)
             }
+            let first = try await connection.withTransaction { connection in
+                let caps = try await Self.capLocks(waiting: false, alone: false, now: time.now, on: connection)
+                let claimed = try await Self.claim(
+                    limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, lockedCaps: caps.locked, now: time.now, on: connection)
+                return (claimed, caps.missed.isEmpty)
+            }
+            if !first.0.isEmpty || first.1 { return first.0 }
             return try await connection.withTransaction { connection in
-                // Advisory locks, not row locks: a row lock needs the UPDATE privilege on
-                // `tenants`, which a worker's role does not have. In name order, so that two
-                // claims never wait for each other in a cycle.
-                try await connection.query(
-                    """
-                    SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))
-                    FROM (SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name) AS capped
-                    """)
-                return try await Self.claim(limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, now: time.now, on: connection)
+                let caps = try await Self.capLocks(waiting: true, alone: false, now: time.now, on: connection)
+                return try await Self.claim(
+                    limit: limit, worker: worker, lease: lease, kinds: kinds, mode: mode, lockedCaps: caps.locked, now: time.now, on: connection)
             }
         }
+    }
+
+    /// The cap locks of the capped tenants with chunk jobs ready to claim (those that run alone
+    /// with `alone`), taken for the rest of the transaction: `locked` holds the tenants whose
+    /// lock this transaction holds, `missed` those another claim held (`waiting: false` only).
+    /// Waiting, they are taken in name order, so that two claims never wait for each other in
+    /// a cycle; a transaction that waits holds no lock it only tried. Advisory locks, not row
+    /// locks: a row lock needs the UPDATE privilege on `tenants`, which a worker's role does not
+    /// have. The statement that follows in the transaction starts after the locks are held, so
+    /// its snapshot counts every job claimed under them before.
+    static func capLocks(
+        waiting: Bool, alone: Bool, now: PostgresQuery, on connection: PostgresConnection
+    ) async throws -> (locked: [String], missed: [String]) {
+        let take: PostgresQuery = waiting
+            ? "pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name)) IS NOT NULL"
+            : "pg_try_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))"
+        let rows = try await connection.query(
+            """
+            WITH capped AS MATERIALIZED (
+                SELECT t.name FROM tenants t
+                WHERE t.max_in_flight IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM jobs q
+                              WHERE q.tenant = t.name AND q.state = \(literal: JobState.queued) AND q.runs_alone = \(alone)
+                                AND q.kind = \(literal: JobKind.chunk) AND q.run_at <= \(now))
+                ORDER BY t.name)
+            SELECT name, \(take) AS locked FROM capped ORDER BY name
+            """)
+        var locked: [String] = []
+        var missed: [String] = []
+        for row in rows {
+            let name: String = try row.decode("name")
+            if try row.decode("locked", as: Bool.self) { locked.append(name) } else { missed.append(name) }
+        }
+        return (locked, missed)
     }
 
     /// How claims should hand jobs out now, from one read of `tenants` (`ClaimMode.decide`).
@@ -37,13 +79,18 @@ extension JobStore {
         try Self.claimMode(try await client.query("SELECT * FROM \(Self.tenantsForClaimMode)").single())
     }
 
-    /// The one row `claimMode(_:)` reads: how many tenants, the first, and whether any has a
-    /// cap or a budget. The worker's heartbeat reads it in its own statement.
+    /// The one row `claimMode(_:)` reads: whether there is more than one tenant (`tenants`, 0, 1
+    /// or 2 for more), the first, and whether any has a cap or a budget. The worker's heartbeat
+    /// reads it in its own statement. Index reads only (the primary key, `tenants_capped_idx`,
+    /// `tenants_budgeted_idx`): every heartbeat reads it, and `tenants` has a row per API key's
+    /// tenant.
     static let tenantsForClaimMode: PostgresQuery = """
-        (SELECT count(*)::integer AS tenants, min(name) AS first_tenant, coalesce(bool_or(max_in_flight IS NOT NULL), false) AS any_cap,
-                coalesce(bool_or(num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0), false)
-                    AS any_budget
-         FROM tenants) AS tenant_rules
+        (SELECT (SELECT count(*) FROM (SELECT name FROM tenants ORDER BY name LIMIT 2) AS two)::integer AS tenants,
+                (SELECT min(name) FROM tenants) AS first_tenant,
+                EXISTS (SELECT 1 FROM tenants WHERE max_in_flight IS NOT NULL) AS any_cap,
+                EXISTS (SELECT 1 FROM tenants
+                        WHERE num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0) AS any_budget
+        ) AS tenant_rules
         """
 
     /// The mode a row with the columns of `tenantsForClaimMode` asks for.
@@ -57,16 +104,14 @@ extension JobStore {
     /// worker that runs nothing else and then claims nothing beside it. It reads the small
     /// partial index of such jobs (`jobs_alone_idx`, migration 0012): nearly free when there is none.
     /// A chunk job runs alone only within its tenant's budgets and cap, as any chunk job: the
-    /// capped tenants' locks are taken first, as the shared claim takes them.
+    /// locks of the capped tenants with such jobs are waited for first (`capLocks(waiting:)`).
     public func claimAlone(worker: String, lease: Duration, kinds: [JobKind]? = nil) async throws -> Job? {
         try await client.withConnection { [time] connection in
             try await connection.withTransaction { connection in
-                try await connection.query(
-                    """
-                    SELECT pg_advisory_xact_lock(\(TenantSettings.capLockNamespace), hashtext(name))
-                    FROM (SELECT name FROM tenants WHERE max_in_flight IS NOT NULL ORDER BY name) AS capped
-                    """)
-                return try await Self.claim(limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, now: time.now, on: connection).first
+                let caps = try await Self.capLocks(waiting: true, alone: true, now: time.now, on: connection)
+                return try await Self.claim(
+                    limit: 1, worker: worker, lease: lease, kinds: kinds, alone: true, lockedCaps: caps.locked, now: time.now, on: connection
+                ).first
             }
         }
     }
@@ -74,10 +119,10 @@ extension JobStore {
     /// `claim(limit:worker:lease:kinds:)` on `connection`; with `alone`, the jobs that must run alone.
     public static func claim(
         limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, mode: ClaimMode = .unknown,
-        now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
+        lockedCaps: [String]? = nil, now: PostgresQuery = StatementTime.database.now, on connection: PostgresConnection
     ) async throws -> [Job] {
         let rows = try await connection.query(
-            claimQuery(limit: limit, worker: worker, lease: lease, kinds: kinds, alone: alone, mode: mode, now: now))
+            claimQuery(limit: limit, worker: worker, lease: lease, kinds: kinds, alone: alone, mode: mode, lockedCaps: lockedCaps, now: now))
         return try rows.map(Job.init(row:)).sorted { first, second in
             if first.priority != second.priority { return first.priority.rawValue > second.priority.rawValue }
             if first.runAt != second.runAt { return first.runAt < second.runAt }
@@ -97,12 +142,17 @@ extension JobStore {
     /// A tenant at its cap of chunk jobs in flight, or over a budget (`steno_over_budget`),
     /// gets only its other kinds, read from `jobs_tenant_claim_other_idx`.
     ///
-    /// The cost is one short index read per tenant with a row in `tenants` (a few per claim on
-    /// a typical fleet), and one count of the jobs in flight by tenant, skipped when there is
-    /// one tenant and no cap (the order is then the tenant's own).
+    /// **Caps**: with `lockedCaps`, a capped tenant's chunk jobs are taken only when it is
+    /// among them (the claim holds its lock: `capLocks(waiting:)`); without, every cap is read
+    /// as it stands, which concurrent claims can overrun by their number.
+    ///
+    /// The cost is one short index read per tenant with queued jobs: the tenants are found by
+    /// skipping through `jobs_tenant_claim_idx` from one tenant to the next (a loose index scan),
+    /// so the tenants without work (every API key's tenant has a row, and none is removed) cost
+    /// nothing. And one count of the jobs in flight by tenant, from `jobs_running_idx`.
     public static func claimQuery(
         limit: Int, worker: String, lease: Duration, kinds: [JobKind]? = nil, alone: Bool = false, mode: ClaimMode = .unknown,
-        now: PostgresQuery = StatementTime.database.now
+        lockedCaps: [String]? = nil, now: PostgresQuery = StatementTime.database.now
     ) -> PostgresQuery {
         precondition(limit > 0, "claim at least one job")
         // The limit is part of the text (one prepared statement per limit, at most the worker's
@@ -123,6 +173,8 @@ extension JobStore {
             FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit(setting)
             """
         let only: PostgresQuery = kinds.map { "AND q.kind = ANY(\($0.map(\.rawValue))::text[])" } ?? ""
+        // True where a capped tenant's lock is another claim's: its chunk jobs wait.
+        let capHeld: PostgresQuery = lockedCaps.map { "NOT (t.name = ANY(\($0)::text[]))" } ?? "false"
         if alone {
             return """
                 \(update)
@@ -136,9 +188,9 @@ extension JobStore {
                             AND ((num_nonnulls(t.daily_audio_hours, t.monthly_audio_hours, t.daily_cost_usd, t.monthly_cost_usd) > 0
                                   AND steno_over_budget(t.name, \(now)) IS NOT NULL)
                                  OR (t.max_in_flight IS NOT NULL
-                                     AND (SELECT count(*) FROM jobs r
+                                     AND (\(capHeld) OR (SELECT count(*) FROM jobs r
                                           WHERE r.state = \(literal: JobState.running) AND r.kind = \(literal: JobKind.chunk) AND r.tenant = t.name)
-                                         >= t.max_in_flight))))
+                                         >= t.max_in_flight)))))
                     ORDER BY priority DESC, run_at, id
                     LIMIT \(literal: limit)
                     FOR UPDATE SKIP LOCKED))
@@ -182,12 +234,26 @@ extension JobStore {
             LIMIT \(literal: limit)
             FOR UPDATE SKIP LOCKED
             """
+        // Without chunk jobs, the tenants are found in the other kinds' index, whose predicate
+        // the text names: a tenant with only chunk jobs queued is not even visited.
+        let queuedKinds: PostgresQuery = withChunks ? "" : "AND q.kind <> \(literal: JobKind.chunk)"
         // A locking clause may not stand on an input of UNION; on a subquery of one it may.
         let candidates: PostgresQuery =
             withChunks ? "SELECT * FROM (\(allKinds)) a UNION ALL SELECT * FROM (\(otherKinds)) b" : otherKinds
         return """
             \(update)
             WHERE j.id = ANY(ARRAY(
+                -- The tenants with queued jobs (of the kinds claimed), one index probe each.
+                WITH RECURSIVE queued_tenants(name) AS (
+                    (SELECT q.tenant FROM jobs q
+                     WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(queuedKinds)
+                     ORDER BY q.tenant LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT q.tenant FROM jobs q
+                            WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(queuedKinds) AND q.tenant > p.name
+                            ORDER BY q.tenant LIMIT 1)
+                    FROM queued_tenants p WHERE p.name IS NOT NULL
+                )
                 SELECT id FROM (
                     SELECT c.id, c.kind, t.running, t.share, t.chunk_room,
                            row_number() OVER (PARTITION BY t.name ORDER BY c.priority DESC, c.fair_key, c.run_at, c.id) AS n,
@@ -195,17 +261,15 @@ extension JobStore {
                                OVER (PARTITION BY t.name ORDER BY c.priority DESC, c.fair_key, c.run_at, c.id) AS chunk_n
                     FROM (
                         SELECT t.name, t.share, r.running, t.max_in_flight - r.running_chunks AS chunk_room,
-                               (t.max_in_flight IS NULL OR r.running_chunks < t.max_in_flight)
+                               (t.max_in_flight IS NULL OR (NOT \(capHeld) AND r.running_chunks < t.max_in_flight))
                                AND (num_nonnulls(t.daily_audio_hours, t.monthly_audio_hours, t.daily_cost_usd, t.monthly_cost_usd) = 0
                                     OR steno_over_budget(t.name, \(now)) IS NULL) AS chunks_allowed
-                        FROM tenants t
+                        FROM queued_tenants a
+                        JOIN tenants t ON t.name = a.name
                         LEFT JOIN (
-                            -- Counted only where they decide something: with one tenant and no
-                            -- cap, the order is the tenant's own, and the claim reads no running job.
                             SELECT tenant, count(*) AS running, count(*) FILTER (WHERE kind = \(literal: JobKind.chunk)) AS running_chunks
                             FROM jobs
                             WHERE state = \(literal: JobState.running)
-                              AND (SELECT count(*) > 1 OR bool_or(max_in_flight IS NOT NULL) FROM tenants)
                             GROUP BY tenant
                         ) counted ON counted.tenant = t.name
                         CROSS JOIN LATERAL (

@@ -95,7 +95,9 @@ extension JobStore {
                    (SELECT count(*) FROM job_attempts a WHERE a.job_id = held.id AND a.finished_at > since.at
                       AND a.outcome = \(literal: JobAttempt.Outcome.workerDied) AND NOT a.crashed)::bigint AS died_in_window,
                    coalesce((SELECT array_agg(coalesce(a.worker_exit, '') ORDER BY a.attempt) FROM job_attempts a
-                             WHERE a.job_id = held.id AND a.outcome = \(literal: JobAttempt.Outcome.workerDied)), '{}') AS earlier
+                             WHERE a.job_id = held.id AND a.outcome = \(literal: JobAttempt.Outcome.workerDied)), '{}') AS earlier,
+                   coalesce((SELECT c.end_seconds - c.start_seconds FROM chunks c WHERE c.id = j.chunk_id AND j.kind = \(literal: JobKind.chunk)), 0)::float8
+                       AS chunk_seconds
             FROM held JOIN jobs j ON j.id = held.id CROSS JOIN fleet CROSS JOIN since
             """)
         var judged: [(lease: JobLease, end: AttemptEnd)] = []
@@ -110,7 +112,8 @@ extension JobStore {
                 exit: exit, earlier: earlier.map { $0.isEmpty ? nil : WorkerExit($0) },
                 seconds: try row.decode("ran", as: Double.self) + running,
                 fleetDeaths: max(0, fleetDeaths), fleetSeconds: max(0, fleetSeconds),
-                fleetJobs: Int(try row.decode("fleet_jobs", as: Int64.self)))
+                fleetJobs: Int(try row.decode("fleet_jobs", as: Int64.self)),
+                canShrink: RescuePolicy.canShrink(chunkSeconds: try row.decode("chunk_seconds")))
             let lease = JobLease(jobID: try row.decode("id"), owner: try row.decode("owner"), attempt: try row.decode("attempt"))
             judged.append((lease, .workerDied(DeathVerdict.judge(record, policy: policy), exit: exit)))
         }

@@ -7,8 +7,8 @@ public import StenoPostgres
 /// and fails when a migration is added without this number, so the CLI's check and the
 /// worker's wait cannot fall behind the tables they read.
 public enum StenoSchema {
-    /// The newest file in `migrations/` (`0024_speaker_groups.sql`).
-    public static let requiredMigration = 25
+    /// The newest file in `migrations/` (`0027_source_objects.sql`).
+    public static let requiredMigration = 27
 
     /// The newest migration applied to the database; nil when it has no Steno schema at all.
     public static func appliedMigration(_ client: PostgresClient) async throws -> Int? {

@@ -15,6 +15,8 @@ extension WorkStore {
         public var mediaState: MediaState
         public var mediaPriority: JobPriority
         public var source: String
+        /// What the store held when the media was enqueued, for a source in the store.
+        public var sourceObject: SourceObject? = nil
 
         /// Cancelled here or on its media: a job for it ends without work.
         public var isCancelled: Bool { state == .cancelled || mediaState == .cancelled }
@@ -24,7 +26,7 @@ extension WorkStore {
         guard let row = try await client.query(
             """
             SELECT c.id, c.media_id, c.index, c.start_seconds, c.end_seconds, c.state,
-                   m.state AS media_state, m.priority AS media_priority, m.source
+                   m.state AS media_state, m.priority AS media_priority, m.source, \(Self.sourceObjectColumns)
             FROM chapters c JOIN media m ON m.id = c.media_id
             WHERE c.id = \(id)
             """
@@ -33,7 +35,7 @@ extension WorkStore {
             id: try row.decode("id"), mediaID: try row.decode("media_id"), index: try row.decode("index"),
             span: Range(storedSeconds: try row.decode("start_seconds"), try row.decode("end_seconds")), state: try row.decode("state"),
             mediaState: try row.decode("media_state"), mediaPriority: try row.decode("media_priority"),
-            source: try row.decode("source"))
+            source: try row.decode("source"), sourceObject: try Self.sourceObject(row))
     }
 
     /// `queued` -> `planning`.

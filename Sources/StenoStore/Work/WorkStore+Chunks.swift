@@ -38,6 +38,8 @@ extension WorkStore {
         public var usageSeconds: Double?
         /// What the chunk's answer cost so far, where the backend's price is known.
         public var costUSD: Double?
+        /// What the store held when the media was enqueued, for a source in the store.
+        public var sourceObject: SourceObject? = nil
 
         /// The language the chunk is asked in: the one given, else the one settled for its
         /// media; nil lets the backend detect it.
@@ -90,7 +92,7 @@ extension WorkStore {
             SELECT k.id, k.media_id, k.chapter_id, k.index, k.start_seconds, k.end_seconds, k.state,
                    c.state AS chapter_state, m.state AS media_state, m.priority AS media_priority, m.source, m.language,
                    m.detected_language, m.multilingual, m.translate, m.model, m.prompt, k.speech::text AS speech, k.speech_seconds, m.speaker_detection,
-                   k.usage_seconds, k.cost_usd::float8 AS cost_usd
+                   k.usage_seconds, k.cost_usd::float8 AS cost_usd, \(Self.sourceObjectColumns)
             FROM chunks k JOIN chapters c ON c.id = k.chapter_id JOIN media m ON m.id = k.media_id
             WHERE k.id = \(id)
             """
@@ -107,7 +109,7 @@ extension WorkStore {
             speech: try row.decode("speech_seconds", as: Double?.self) == nil
                 ? nil : try Self.decodeJSON([ClosedRange<Double>].self, try row.decode("speech")),
             speakerDetection: try row.decode("speaker_detection"), usageSeconds: try row.decode("usage_seconds"),
-            costUSD: try row.decode("cost_usd"))
+            costUSD: try row.decode("cost_usd"), sourceObject: try Self.sourceObject(row))
     }
 
     /// Whether a chunk job may transcribe its chunk.

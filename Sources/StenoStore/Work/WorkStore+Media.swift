@@ -12,6 +12,8 @@ extension WorkStore {
         public var priority: JobPriority
         /// 0-based chapter indexes to transcribe; nil for all.
         public var chapterSelection: [Int]?
+        /// What the store held when the media was enqueued, for a source in the store.
+        public var sourceObject: SourceObject? = nil
     }
 
     /// What a probe found, as the media row stores it.
@@ -33,11 +35,21 @@ extension WorkStore {
 
     public func media(_ id: Int64) async throws -> MediaRecord? {
         guard let row = try await client.query(
-            "SELECT id, source, state, priority, chapter_selection FROM media WHERE id = \(id)"
+            "SELECT id, source, state, priority, chapter_selection, \(Self.sourceObjectColumns) FROM media m WHERE id = \(id)"
         ).first else { return nil }
         return MediaRecord(
             id: try row.decode("id"), source: try row.decode("source"), state: try row.decode("state"),
-            priority: try row.decode("priority"), chapterSelection: try row.decode("chapter_selection"))
+            priority: try row.decode("priority"), chapterSelection: try row.decode("chapter_selection"),
+            sourceObject: try Self.sourceObject(row))
+    }
+
+    /// The columns `sourceObject(_:)` reads, of the media row named `m`.
+    static let sourceObjectColumns: PostgresQuery = "m.source_bytes, m.source_etag, m.source_sha256"
+
+    /// The recording's object as stored, from a row with `sourceObjectColumns`.
+    static func sourceObject(_ row: PostgresRow) throws -> SourceObject? {
+        guard let size: Int64 = try row.decode("source_bytes") else { return nil }
+        return SourceObject(size: size, etag: try row.decode("source_etag"), sha256: try row.decode("source_sha256"))
     }
 
     /// `queued` -> `probing`; other states stay (a retry of a media job after a crash).

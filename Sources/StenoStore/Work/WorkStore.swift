@@ -49,6 +49,14 @@ public struct WorkStore: Sendable {
         try await end(lease, as: .succeeded(), on: connection)
     }
 
+    /// How many of the job's attempts ended with a crash of its worker's process (evidence
+    /// against the job, `WorkerExit.isCrash`).
+    public func crashes(ofJob jobID: Int64) async throws -> Int {
+        try await client.query(
+            "SELECT count(*)::integer AS n FROM job_attempts WHERE job_id = \(jobID) AND outcome = \(literal: JobAttempt.Outcome.workerDied) AND crashed"
+        ).single().decode("n")
+    }
+
     /// Completes a job that had nothing left to do (or whose answer another attempt stored first).
     public func completeOnly(_ lease: JobLease, answerDiscarded: AnswerDisposal.DiscardReason? = nil) async throws {
         try await client.withTransaction { connection in

@@ -36,7 +36,7 @@ public struct ChapterJobHandler: JobHandler {
         if chapter.isCancelled { return .cancelled(reason: "the chapter or its media is cancelled") }
         try await store.markPlanning(chapterID)
         let range = chapter.span
-        let file = try sources.open(chapter.source, sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try await sources.open(chapter.source, expecting: chapter.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
         let (energy, speech) = try await extraction.run { try await file.speechAnalysis(range, voice: voice) }
         try context.checkCancellation()
         let chunks = planner.plan(range, energy: energy, voice: speech)

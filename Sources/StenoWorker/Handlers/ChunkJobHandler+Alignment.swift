@@ -45,7 +45,7 @@ extension ChunkJobHandler {
         }
         let range = chunk.span
         var metadata: Logger.Metadata = ["chunk.index": "\(chunk.index)", "audio_seconds": "\(Self.rounded(range.length.seconds))"]
-        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try await sources.open(chunk.source, expecting: chunk.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
         let samples: [Int16]
         do {
             samples = try await extraction.run { try await file.analyze(range) { _, expected in SampleCollector(expectedSamples: expected) } }

@@ -24,7 +24,7 @@ extension ChunkJobHandler {
         let spans = coverage.uncovered(filled, speech: speech, chunk: range)
         guard !spans.isEmpty else { return answer }
         var result = answer
-        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try await sources.open(chunk.source, expecting: chunk.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
         for span in spans {
             let window = coverage.window(for: span, chunk: range)
             let windowRange = Self.mediaTime(window.lowerBound)..<Self.mediaTime(window.upperBound)

@@ -75,7 +75,7 @@ extension ChunkJobHandler {
         guard var chunk = try await store.chunk(chunkID) else { return nil }
         chunk.detectedLanguage = language
         let range = chunk.span
-        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try await sources.open(chunk.source, expecting: chunk.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
         let encode: @Sendable () async throws -> [UInt8] = { [extraction, format, speedup] in
             try await extraction.run { try await file.encode(range, format: format, speed: speedup).data }
         }

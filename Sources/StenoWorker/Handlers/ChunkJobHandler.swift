@@ -77,7 +77,8 @@ public struct ChunkJobHandler: JobHandler {
     /// How often a job waiting for another attempt's answer looks again.
     static let answerHeldRecheck = Duration.milliseconds(250)
 
-    /// The job as a pipeline: take the chunk, encode it (or split it), transcribe it, ask again
+    /// The job as a pipeline: take the chunk, cut it in two if it keeps dying with its worker,
+    /// encode it (or split it), transcribe it, ask again
     /// in the media's language an answer that came back in another, pass the answer through the
     /// gates, ask again for speech it left without words, time a text-only answer's words from
     /// the audio, keep it. Each step ends the job early when it must.
@@ -87,6 +88,7 @@ public struct ChunkJobHandler: JobHandler {
         case .ready(let ready): chunk = ready
         case .done(let outcome): return outcome
         }
+        if let outcome = try await splitIfDying(chunk, context: context) { return outcome }
         let upload: UploadAudio
         let voices: [SegmentedWindow]?
         switch try await encode(chunk, context) {
@@ -157,7 +159,7 @@ public struct ChunkJobHandler: JobHandler {
     /// From the same decode, measures the voice of each piece of the chunk's speech.
     private func encode(_ chunk: WorkStore.ChunkRecord, _ context: JobContext) async throws -> Step<(UploadAudio, [SegmentedWindow]?)> {
         let range = chunk.span
-        let file = try sources.open(chunk.source, sourceTimeout: sourceTimeout, logger: context.logger)
+        let file = try await sources.open(chunk.source, expecting: chunk.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
         let limit = planner.configuration.maxUploadBytes
         // The encoded bytes are held once: the request shares them and curl reads them in place,
         // then drops them once sent, so a job waiting for the backend's answer holds no audio
@@ -181,7 +183,7 @@ public struct ChunkJobHandler: JobHandler {
                 upload = UploadAudio(try await encode(), remake: encode)
             }
         } catch let error as MediaError where error.code == .encodedTooLarge {
-            return .done(try await split(chunk, file: file, context: context, error: error))
+            return .done(try await split(chunk, file: file, context: context, because: .tooLarge(error)))
         }
         // The open input holds buffers and codecs: closed before the upload, so that open
         // inputs are bounded by the extraction slots, not by the jobs waiting on the backend.

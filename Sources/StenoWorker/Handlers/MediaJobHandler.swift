@@ -30,12 +30,8 @@ public struct MediaJobHandler: JobHandler {
         }
         if media.state == .cancelled { return .cancelled(reason: "the media is cancelled") }
         try await store.markProbing(mediaID)
-        let logger = context.logger
-        let sourceTimeout = sourceTimeout
-        let sources = sources
-        let info = try await extraction.run {
-            try await sources.open(media.source, sourceTimeout: sourceTimeout, logger: logger).probe()
-        }
+        let file = try await sources.open(media.source, expecting: media.sourceObject, sourceTimeout: sourceTimeout, logger: context.logger)
+        let info = try await extraction.run { try await file.probe() }
         try context.checkCancellation()
         let chapters = selected(info.chapters, by: media.chapterSelection)
         guard !chapters.isEmpty else {

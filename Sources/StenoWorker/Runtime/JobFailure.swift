@@ -46,8 +46,9 @@ struct JobFailure: Sendable {
             message = error.explanation
         case let error as ObjectStoreError:
             // Credentials or a bucket the store refuses hold the fleet back like a backend's 401;
-            // a store that is down is retried; a missing object fails its media.
-            failureClass = error.isConfiguration ? .configuration : error.isTransient ? .transient : error.code == .noSuchObject ? .media : .permanent
+            // a store that is down is retried; a missing or changed object fails its media.
+            failureClass = error.isConfiguration
+                ? .configuration : error.isTransient ? .transient : [.noSuchObject, .changed].contains(error.code) ? .media : .permanent
             message = error.description
             if error.isConfiguration { backend = "the object store" }
         case let error as ChunkPlannerError:
