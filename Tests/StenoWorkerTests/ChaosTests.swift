@@ -393,7 +393,12 @@ struct ChaosTests {
                             dying += try await client.query("SELECT id, attempt FROM jobs WHERE state = 'running' AND lease_owner = \(victim.id)")
                                 .map { (job: try $0.decode("id", as: Int64.self), attempt: try $0.decode("attempt", as: Int.self)) }
                         }
-                        let childPID = try await client.query("SELECT pid FROM workers WHERE id = \(child.id)").single().decode("pid", as: Int.self)
+                        // Back to back, the child may be a worker started for the last kill that
+                        // has not registered yet: its row is waited for (60 s bounds a hang).
+                        let registered = try await polled(within: .seconds(60)) {
+                            try await client.query("SELECT pid FROM workers WHERE id = \(child.id)").first?.decode("pid", as: Int.self)
+                        }
+                        let childPID = try #require(registered, "worker \(child.id) never registered")
                         let killedAt: Date = try await client.query("SELECT clock_timestamp() AS at").single().decode("at")
                         try await cluster.stopServer()
                         whole.signal(SIGKILL)
