@@ -342,7 +342,7 @@ struct TenantFairnessTests {
         }
     }
 
-    @Test("a worker's heartbeat reads the claim mode: one tenant's own order, then fair share once another tenant or a cap comes")
+    @Test("a worker's heartbeat reads the claim mode: one tenant's own order while one tenant has work, fair share once another has work too or a cap comes")
     func heartbeatReadsClaimMode() async throws {
         try await TestDatabase.with { database in
             let client = database.client()
@@ -358,7 +358,11 @@ struct TenantFairnessTests {
             #expect(try await beat() == .shared(exactCaps: false), "a budget needs the shared claim, which reads it")
             try await AdminStore(client: client).setTenant("default", TenantChange(monthlyCostUSD: .clear))
             #expect(try await beat() == .oneTenant("default"))
+            // Idle tenants cost nothing: with only acme's jobs queued, acme's own order.
+            try await client.query("INSERT INTO tenants (name) SELECT 'idle-' || n FROM generate_series(1, 50) AS n")
             _ = try await Self.media(client, tenant: "acme", chunks: 1)
+            #expect(try await beat() == .oneTenant("acme"))
+            _ = try await Self.media(client, tenant: "default", chunks: 1)
             #expect(try await beat() == .shared(exactCaps: false))
             #expect(try await JobStore(client: client).claimMode() == .shared(exactCaps: false))
             await client.shutdown()

@@ -79,14 +79,28 @@ extension JobStore {
         try Self.claimMode(try await client.query("SELECT * FROM \(Self.tenantsForClaimMode)").single())
     }
 
-    /// The one row `claimMode(_:)` reads: whether there is more than one tenant (`tenants`, 0, 1
-    /// or 2 for more), the first, and whether any has a cap or a budget. The worker's heartbeat
-    /// reads it in its own statement. Index reads only (the primary key, `tenants_capped_idx`,
-    /// `tenants_budgeted_idx`): every heartbeat reads it, and `tenants` has a row per API key's
-    /// tenant.
+    /// The one row `claimMode(_:)` reads: how many tenants have queued jobs (`tenants`: 0, 1,
+    /// or 2 for more; found by skipping through `jobs_tenant_claim_idx`, two probes at most), the
+    /// first of them, and whether any tenant has a cap or a budget. With no queued jobs at all, the
+    /// rows of `tenants` stand in (one row: its own order for the next enqueue). The worker's
+    /// heartbeat reads it in its own statement. Index reads only (the primary key,
+    /// `tenants_capped_idx`, `tenants_budgeted_idx`): every heartbeat reads it, and `tenants` has a
+    /// row per API key's tenant, most of them idle; a fleet of 100,000 tenants of which one has
+    /// work claims in that tenant's own order.
     static let tenantsForClaimMode: PostgresQuery = """
-        (SELECT (SELECT count(*) FROM (SELECT name FROM tenants ORDER BY name LIMIT 2) AS two)::integer AS tenants,
-                (SELECT min(name) FROM tenants) AS first_tenant,
+        (WITH RECURSIVE queued(name) AS (
+             (SELECT tenant FROM jobs
+              WHERE state = \(literal: JobState.queued) AND NOT runs_alone ORDER BY tenant LIMIT 1)
+             UNION ALL
+             SELECT (SELECT tenant FROM jobs
+                     WHERE state = \(literal: JobState.queued) AND NOT runs_alone AND tenant > q.name ORDER BY tenant LIMIT 1)
+             FROM queued q WHERE q.name IS NOT NULL
+         ), busy AS (
+             SELECT name FROM queued WHERE name IS NOT NULL LIMIT 2
+         )
+         SELECT CASE WHEN EXISTS (SELECT 1 FROM busy) THEN (SELECT count(*) FROM busy)
+                     ELSE (SELECT count(*) FROM (SELECT name FROM tenants ORDER BY name LIMIT 2) AS two) END::integer AS tenants,
+                coalesce((SELECT min(name) FROM busy), (SELECT min(name) FROM tenants)) AS first_tenant,
                 EXISTS (SELECT 1 FROM tenants WHERE max_in_flight IS NOT NULL) AS any_cap,
                 EXISTS (SELECT 1 FROM tenants
                         WHERE num_nonnulls(daily_audio_hours, monthly_audio_hours, daily_cost_usd, monthly_cost_usd) > 0) AS any_budget
