@@ -145,6 +145,9 @@ struct RecordingIntake: Sendable {
             throw Self.storeFailure(error)
         }
         await Self.remove(upload)
+        // The part buffers are free: give their pages back, so that a large upload does not
+        // leave the server's memory at its peak.
+        MediaMemory.returnFreePages()
         return (objects.address(of: stored.key).description, SourceObject(size: stored.size, etag: stored.etag, sha256: stored.sha256))
     }
 

@@ -4,6 +4,10 @@ import StenoCore
 import StenoInfrastructure
 import StenoTranscription
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension ObjectStore {
     /// An object as Steno stored it: where, how large, the SHA-256 of its bytes, and the entity
     /// tag the store gives it (what later reads compare: `SourceObject`).
@@ -15,7 +19,7 @@ extension ObjectStore {
     }
 
     /// Stores the file at `path` as `key`, reading it a part at a time, so that memory stays at
-    /// one part (16 MiB) whatever the file's size: one PUT for a file up to a part, a multipart
+    /// one part (8 MiB) whatever the file's size: one PUT for a file up to a part, a multipart
     /// upload above. A multipart upload that fails is aborted, leaving no parts behind. The object
     /// is then asked for once: the store must hold as many bytes as were sent (else the object
     /// is removed and the upload fails), and its answer's entity tag is the one recorded.
@@ -24,13 +28,20 @@ extension ObjectStore {
             throw ObjectStoreError(.refused, "the file to store cannot be read")
         }
         defer { try? file.close() }
-        let partSize = configuration.partSize
+        let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        let partSize = configuration.partSize(forFileOf: fileSize)
         var whole = SHA256()
-        var first = try Self.read(file, partSize)
-        guard first.count == partSize else {
-            whole.update(data: first)
-            try await put(key, first, contentType: contentType)
-            return try await confirmed(key, size: Int64(first.count), sha256: SigV4Signer.hex(whole.finalize()))
+        // One buffer for every part, filled in place: an upload holds one part, and the copy
+        // curl takes of it while sending (about 110 MB above idle with a Data read per part and
+        // a new array each, against the 50 MB the issue allows).
+        var part = [UInt8](repeating: 0, count: partSize)
+        var filled = try Self.fill(&part, from: file)
+        guard filled == partSize else {
+            let body = Array(part[0..<filled])
+            part = []
+            whole.update(data: body)
+            try await put(key, body, contentType: contentType)
+            return try await confirmed(key, size: Int64(filled), sha256: SigV4Signer.hex(whole.finalize()))
         }
         let created = try await send(.post, key: key, query: [URLQueryItem(name: "uploads", value: "")], headers: ["content-type": contentType])
         guard let uploadID = S3XML(created.body)?.first("UploadId"), !uploadID.isEmpty else {
@@ -39,21 +50,28 @@ extension ObjectStore {
         do throws(ObjectStoreError) {
             var parts: [(number: Int, etag: String)] = []
             var size: Int64 = 0
-            var part = first
-            first = []
-            while !part.isEmpty {
-                whole.update(data: part)
-                size += Int64(part.count)
+            while filled > 0 {
                 let number = parts.count + 1
-                let answer = try await send(
-                    .put, key: key, query: [URLQueryItem(name: "partNumber", value: String(number)), URLQueryItem(name: "uploadId", value: uploadID)],
-                    body: part)
-                guard let etag = answer.header("etag") else {
+                let etag: String?
+                do {
+                    // The last part is shorter: sent as a copy of what was read. The body's
+                    // scope ends before the buffer is filled again, which then needs no copy.
+                    let body = filled == part.count ? part : Array(part[0..<filled])
+                    whole.update(data: body)
+                    let answer = try await send(
+                        .put, key: key,
+                        query: [URLQueryItem(name: "partNumber", value: String(number)), URLQueryItem(name: "uploadId", value: uploadID)],
+                        body: body)
+                    etag = answer.header("etag")
+                }
+                guard let etag else {
                     throw ObjectStoreError(.refused, "the object store gave part \(number) of \(key) no ETag")
                 }
+                size += Int64(filled)
                 parts.append((number, etag))
-                part = try Self.read(file, partSize)
+                filled = try Self.fill(&part, from: file)
             }
+            part = []
             try await complete(key: key, uploadID: uploadID, parts: parts)
             return try await confirmed(key, size: size, sha256: SigV4Signer.hex(whole.finalize()))
         } catch {
@@ -113,18 +131,24 @@ extension ObjectStore {
         return formatter.date(from: text)
     }
 
-    static func read(_ file: FileHandle, _ count: Int) throws(ObjectStoreError) -> [UInt8] {
-        do {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(count)
-            while bytes.count < count {
-                guard let data = try file.read(upToCount: count - bytes.count), !data.isEmpty else { break }
-                bytes.append(contentsOf: data)
+    /// Fills `buffer` from `file` with read(2), in place, and returns how many bytes it holds:
+    /// fewer than its size only at the end of the file.
+    static func fill(_ buffer: inout [UInt8], from file: FileHandle) throws(ObjectStoreError) -> Int {
+        let descriptor = file.fileDescriptor
+        let result: Result<Int, ObjectStoreError> = buffer.withUnsafeMutableBytes { bytes in
+            var filled = 0
+            while filled < bytes.count {
+                let count = Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+                if count == 0 { break }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return .failure(ObjectStoreError(.refused, "the file to store could not be read: \(String(cString: strerror(errno)))"))
+                }
+                filled += count
             }
-            return bytes
-        } catch {
-            throw ObjectStoreError(.refused, "the file to store could not be read: \(error.localizedDescription)")
+            return .success(filled)
         }
+        return try result.get()
     }
 
     static func escaped(_ text: String) -> String {

@@ -20,9 +20,18 @@ public struct ObjectStoreConfiguration: Sendable {
     public var prefix: String
     public var addressing: Addressing
     public var credentials: ObjectStoreCredentials
-    /// Uploads larger than this go up in parts of this size (S3 takes 5 MiB to 5 GiB a part,
-    /// and at most 10,000 parts: 16 MiB parts carry up to 156 GiB).
-    public var partSize: Int = 16 << 20
+    /// Uploads larger than this go up in parts of this size, or larger where the file needs
+    /// more than 10,000 of them (S3 takes 5 MiB to 5 GiB a part, and at most 10,000 parts: 8 MiB
+    /// parts carry files up to 78 GiB). The part is what an upload holds in memory: a smaller
+    /// one keeps steno-api's memory flatter (`bench/api/store-upload`).
+    public var partSize: Int = 8 << 20
+
+    /// The part size for a file of `size` bytes: `partSize`, or the least that keeps it within
+    /// 10,000 parts.
+    public func partSize(forFileOf size: Int64) -> Int {
+        let least = Int((size + 9_999) / 10_000)
+        return max(partSize, least)
+    }
     /// How long a worker's signed link to a recording lives: the longest a job reads it for.
     public var readLinkLifetime: Duration = .seconds(6 * 3600)
     /// How long a listener's signed link to a recording lives.
