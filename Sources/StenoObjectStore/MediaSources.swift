@@ -28,21 +28,29 @@ public struct MediaSources: Sendable {
         return MediaLocation(source)
     }
 
-    /// What a failed read of the store means: a link the store refused (403, 404 on the bucket)
-    /// is checked against the bucket itself, and when the credentials or the bucket are at fault
-    /// that configuration error is the job's, naming the setting, so that the fleet waits for an
-    /// operator instead of failing media one by one. Anything else is returned as it was.
+    /// What a failed read of the store means. A link the store refused (403, 404 on the bucket),
+    /// or a read that broke off (FFmpeg sees a cut connection as damaged or truncated data, or as
+    /// a network error), is checked against the bucket itself:
+    /// - the store does not answer: the store's `unavailable` error is the job's, and the job
+    ///   waits for the store with its try given back, instead of failing its media as damaged;
+    /// - the credentials or the bucket are at fault: that configuration error is the job's,
+    ///   naming the setting, so that the fleet waits for an operator;
+    /// - the store answers: the read's own error stands.
+    /// Anything else is returned as it was.
     public func explained(_ error: any Error) async -> any Error {
-        guard let store, let media = error as? MediaError, media.code == .sourceRejected,
+        guard let store, let media = error as? MediaError, Self.checkedCodes.contains(media.code),
             let source = media.source, let bucketURL = store.configuration.url(key: "").string, source.hasPrefix(bucketURL + "/")
         else { return error }
         do {
             try await store.checkAccess()
-        } catch where error.isConfiguration {
+        } catch where error.isConfiguration || error.isTransient {
             return error
         } catch {}
         return error
     }
+
+    /// The read failures that may be the store's rather than the recording's.
+    static let checkedCodes: Set<MediaError.Code> = [.sourceRejected, .network, .corrupt, .truncated]
 
     /// The recording `source` names, opened for probing and decoding. A source this process
     /// cannot read at all fails as media does: `unsupportedSource` when it names an object and no

@@ -36,6 +36,21 @@ import Testing
         #expect(decide(.transient, down: true, outagesPause: false) == .retry(after: backoff.delay(afterAttempt: 1)))
     }
 
+    @Test("an object store that does not answer makes every kind of job wait for it, its try given back, after a growing backoff")
+    func storeDown() {
+        for kind in [JobKind.media, .chapter, .chunk, .merge] {
+            let action = FailureAction.decide(
+                .transient, attempt: 3, kind: kind, backendDown: false, backendSlow: false, requestWindow: 8, outagesPause: true,
+                retryAfter: nil, backoff: backoff, configurationPause: .seconds(300), storeDown: true)
+            #expect(action == .waitForStore(after: backoff.delay(afterAttempt: 3)))
+        }
+        // A store that refuses the credentials is a configuration matter, not an outage.
+        let refused = FailureAction.decide(
+            .configuration, attempt: 1, kind: .chunk, backendDown: false, backendSlow: false, requestWindow: 8, outagesPause: true,
+            retryAfter: nil, backoff: backoff, configurationPause: .seconds(300), storeDown: true)
+        #expect(refused == .pauseBackend(for: .seconds(300)))
+    }
+
     @Test("a slow backend counts as down only once the worker's request window is down to one")
     func slowBackend() {
         #expect(decide(.transient, slow: true, window: 4) == .retry(after: backoff.delay(afterAttempt: 1)))

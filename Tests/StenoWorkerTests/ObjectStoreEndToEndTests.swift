@@ -68,6 +68,53 @@ struct ObjectStoreEndToEndTests {
         }
     }
 
+    @Test("the store stopped mid-run: the jobs wait for it with their tries given back, every media succeeds once it is back, and no chunk is paid twice")
+    func storeOutageIsWaitedOut() async throws {
+        let server = try await RunningObjectStore.start()
+        let objects = try Self.store(server)
+        let stored = try await objects.upload(fileAt: FixtureBook.file("book.m4b").path, as: objects.newUploadKey(fileExtension: ".m4b"))
+        let backend = try FaultServer(replies: [])
+        defer { backend.stop() }
+        try await TestDatabase.with { database in
+            let client = database.client()
+            defer { Task { await client.shutdown() } }
+            let db = WorkerTestDatabase(client: client)
+            try await RunningWorker.with(
+                database: database, backendURL: backend.baseURL,
+                configure: {
+                    $0.mediaSources = MediaSources(store: objects)
+                    $0.planner.targetDuration = MediaTime(seconds: 4)
+                    $0.concurrency = 2
+                }
+            ) { _ in
+                let source = objects.address(of: stored.key).description
+                let ids = [
+                    try await db.enqueue(source, sourceObject: SourceObject(size: stored.size, etag: stored.etag)),
+                    try await db.enqueue(source, sourceObject: SourceObject(size: stored.size, etag: stored.etag)),
+                ]
+                // Mid-run: some chunk answered, not all.
+                let answered = try await polled { try await db.count("SELECT count(*) FROM chunks WHERE state = 'succeeded' AND $1 > 0", 1) > 0 ? true : nil }
+                try #require(answered == true, "no chunk was answered")
+                try await server.kill()
+                // The jobs meet the outage: more of them than a job has attempts (5), each given back.
+                let waited = try await polled(within: .seconds(120)) {
+                    let n = try await db.count(
+                        "SELECT count(*) FROM job_attempts WHERE outcome = 'released' AND message LIKE '%object store%' AND $1 > 0", 1)
+                    return n >= 8 ? n : nil
+                }
+                try #require(waited != nil, "the jobs never met the store's outage")
+                #expect(try await db.count("SELECT count(*) FROM jobs WHERE state = 'failed' AND $1 > 0", 1) == 0, "a job failed during the outage")
+                try await server.restart()
+                for id in ids {
+                    #expect(try await db.waitForMedia(id, in: ["succeeded", "failed", "cancelled"], timeout: .seconds(180)) == "succeeded")
+                }
+                let chunks = try await db.count("SELECT count(*) FROM chunks WHERE state = 'succeeded' AND uploaded AND $1 > 0", 1)
+                let firstAsks = backend.requests.filter { $0.field("temperature") == nil }.count
+                #expect(firstAsks == chunks, "\(firstAsks) first asks for \(chunks) chunks: a chunk was paid twice")
+            }
+        }
+    }
+
     @Test("a worker whose store secret is wrong holds the media back with one error naming the setting, and fails none")
     func wrongSecretPausesInsteadOfFailing() async throws {
         let server = try await RunningObjectStore.start()

@@ -17,6 +17,9 @@ public enum AttemptEnd: Sendable, Equatable {
     case retry(after: Duration, JobStore.Failure)
     /// Not the job's fault (its backend is down): queued again until `runAt`, the attempt given back.
     case postponed(until: Date, JobStore.Failure)
+    /// Not the job's fault (the object store with its recording does not answer): queued again
+    /// after `after`, from the statement's "now", the attempt given back.
+    case waiting(after: Duration, JobStore.Failure)
     /// Handed back at shutdown: queued again at once, the attempt given back.
     case released
     /// Taken back from a worker that stopped renewing its lease (`JobStore.rescueExpired`):
@@ -32,7 +35,7 @@ public enum AttemptEnd: Sendable, Equatable {
     var failure: JobStore.Failure? {
         switch self {
         case .succeeded, .released, .leaseExpired: nil
-        case .failed(let failure), .retry(_, let failure), .postponed(_, let failure): failure
+        case .failed(let failure), .retry(_, let failure), .postponed(_, let failure), .waiting(_, let failure): failure
         case .cancelled(let message, _): JobStore.Failure(.cancelled, message)
         case .workerDied(.fail(let reason), _): JobStore.Failure(.lostLease, reason)
         case .workerDied(.quarantine(_, let reason), _): JobStore.Failure(.lostLease, reason)
@@ -54,7 +57,7 @@ public enum AttemptEnd: Sendable, Equatable {
         case .failed: "\(literal: JobState.failed)"
         case .cancelled: "\(literal: JobState.cancelled)"
         case .retry, .leaseExpired: JobStore.stateAfterFailedAttempt
-        case .postponed, .released: "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.queued) END"
+        case .postponed, .waiting, .released: "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.queued) END"
         case .workerDied(.fail, _):
             "CASE WHEN j.cancel_requested THEN \(literal: JobState.cancelled) ELSE \(literal: JobState.failed) END"
         case .workerDied:
@@ -67,6 +70,7 @@ public enum AttemptEnd: Sendable, Equatable {
         switch self {
         case .retry(let delay, _): "\(now) + make_interval(secs => \(delay.seconds)::float8)"
         case .postponed(let until, _): "\(until)::timestamptz"
+        case .waiting(let after, _): "\(now) + make_interval(secs => \(after.seconds)::float8)"
         case .workerDied(.quarantine(let after, _), _): "\(now) + make_interval(secs => \(after.seconds)::float8)"
         default: now
         }
@@ -78,7 +82,7 @@ public enum AttemptEnd: Sendable, Equatable {
     /// Attempt numbers only grow (they fence stale writers), so a try is given back by allowing one more.
     var givesAttemptBack: Bool {
         switch self {
-        case .postponed, .released, .workerDied: true
+        case .postponed, .waiting, .released, .workerDied: true
         default: false
         }
     }
@@ -104,7 +108,7 @@ public enum AttemptEnd: Sendable, Equatable {
                          WHEN \(literal: JobState.cancelled) THEN \(literal: JobAttempt.Outcome.cancelled)
                          ELSE \(literal: JobAttempt.Outcome.failed) END
             """
-        case .postponed, .released: "\(literal: JobAttempt.Outcome.released)"
+        case .postponed, .waiting, .released: "\(literal: JobAttempt.Outcome.released)"
         case .leaseExpired: "\(literal: JobAttempt.Outcome.leaseExpired)"
         case .workerDied: "\(literal: JobAttempt.Outcome.workerDied)"
         }

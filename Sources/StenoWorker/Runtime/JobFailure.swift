@@ -19,6 +19,8 @@ struct JobFailure: Sendable {
     var backendDown = false
     /// The backend did not answer in time: slow, or down when nothing else gets through.
     var backendSlow = false
+    /// The object store holding the recording did not answer: the media waits for it.
+    var storeDown = false
 
     init(_ error: any Error) {
         switch error {
@@ -51,6 +53,7 @@ struct JobFailure: Sendable {
                 ? .configuration : error.isTransient ? .transient : [.noSuchObject, .changed].contains(error.code) ? .media : .permanent
             message = error.description
             if error.isConfiguration { backend = "the object store" }
+            storeDown = error.isTransient
         case let error as ChunkPlannerError:
             failureClass = .permanent
             message = error.description

@@ -54,7 +54,7 @@ struct JobRunner: Sendable {
     }
 
     private func ended(_ job: Job, lease: JobLease, error: any Error, logger: Logger) async {
-        // A refused read of the object store may be the fleet's credentials, not this media.
+        // A failed read of the object store may be the store's (down) or the fleet's (credentials), not this media's.
         let error = await configuration.mediaSources.explained(error)
         do {
             if let reason = inFlight.stopReason(job.id) {
@@ -76,10 +76,17 @@ struct JobRunner: Sendable {
                 failure.failureClass, attempt: job.attempt, kind: job.kind, backendDown: failure.backendDown,
                 backendSlow: failure.backendSlow, requestWindow: requests.limit, outagesPause: availability.outagesPause,
                 retryAfter: failure.retryAt.map { Duration.seconds(max(0.0, $0.timeIntervalSinceNow)) }, backoff: configuration.retryBackoff,
-                configurationPause: configuration.configurationPause)
+                configurationPause: configuration.configurationPause, storeDown: failure.storeDown)
             switch action {
             case .postponeForOutage:
                 try await postpone(job, lease: lease, failure: failure, logger: logger)
+            case .waitForStore(let delay):
+                if try await !store.end([lease], as: .waiting(after: delay, failure.storeFailure)).isEmpty {
+                    metrics.recordJob(job.kind, outcome: .postponed)
+                }
+                logger.warning("the object store does not answer; the job waits for it, its attempt given back", metadata: [
+                    "error": "\(failure.message)", "retry_in_seconds": "\(delay.seconds)",
+                ])
             case .retry(let delay):
                 try await retry(job, lease: lease, after: delay, failure: failure, logger: logger)
             case .pauseBackend(let pauseFor):
