@@ -129,7 +129,7 @@ extension Steno {
                     guard let key = try? objects.key(ofSource: source) else { continue }
                     do {
                         if let found = try await objects.head(key) {
-                            sourceObjects[source] = SourceObject(size: found.size, etag: found.etag)
+                            sourceObjects[source] = found
                         } else {
                             resolution.problems.append("\(source): no such object in the store")
                         }

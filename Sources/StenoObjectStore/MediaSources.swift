@@ -81,7 +81,7 @@ public struct MediaSources: Sendable {
         guard let found = try await store.head(key) else {
             throw ObjectStoreError(.noSuchObject, "the recording \(source) is not in the object store (deleted or never stored); upload it again")
         }
-        if let object, let difference = object.difference(from: SourceObject(size: found.size, etag: found.etag)) {
+        if let object, let difference = object.difference(from: found) {
             throw ObjectStoreError(
                 .changed,
                 "the recording \(source) is not the one enqueued: \(difference); it was replaced or damaged in the store. Enqueue it again to transcribe what it holds now")

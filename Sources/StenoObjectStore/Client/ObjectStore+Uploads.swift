@@ -88,7 +88,7 @@ extension ObjectStore {
             throw ObjectStoreError(
                 .refused, "the object store holds \(found.map { "\($0.size) bytes" } ?? "nothing") for \(key) after \(size) bytes were sent")
         }
-        return StoredObject(key: key, size: size, sha256: sha256, etag: found.etag.map(SourceObject.normalized))
+        return StoredObject(key: key, size: size, sha256: sha256, etag: found.etag)
     }
 
     func complete(key: String, uploadID: String, parts: [(number: Int, etag: String)]) async throws(ObjectStoreError) {

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-import StenoCore
+public import StenoCore
 import StenoInfrastructure
 import StenoTranscription
 
@@ -55,10 +55,10 @@ public struct ObjectStore: Sendable {
     // MARK: Objects
 
     /// What the store holds for `key`: its size and entity tag; nil when there is no such object.
-    public func head(_ key: String) async throws(ObjectStoreError) -> (size: Int64, etag: String?)? {
+    public func head(_ key: String) async throws(ObjectStoreError) -> SourceObject? {
         let answer = try await send(.head, key: key, accepting: [200, 404])
         guard answer.status == 200 else { return nil }
-        return (Int64(answer.header("content-length") ?? "") ?? 0, answer.header("etag"))
+        return SourceObject(size: Int64(answer.header("content-length") ?? "") ?? 0, etag: answer.header("etag"))
     }
 
     /// Stores `bytes` as `key` in one request.

@@ -88,15 +88,8 @@ extension JobStore {
     /// row per API key's tenant, most of them idle; a fleet of 100,000 tenants of which one has
     /// work claims in that tenant's own order.
     static let tenantsForClaimMode: PostgresQuery = """
-        (WITH RECURSIVE queued(name) AS (
-             (SELECT tenant FROM jobs
-              WHERE state = \(literal: JobState.queued) AND NOT runs_alone ORDER BY tenant LIMIT 1)
-             UNION ALL
-             SELECT (SELECT tenant FROM jobs
-                     WHERE state = \(literal: JobState.queued) AND NOT runs_alone AND tenant > q.name ORDER BY tenant LIMIT 1)
-             FROM queued q WHERE q.name IS NOT NULL
-         ), busy AS (
-             SELECT name FROM queued WHERE name IS NOT NULL LIMIT 2
+        (\(queuedTenants(chunks: true)), busy AS (
+             SELECT name FROM queued_tenants WHERE name IS NOT NULL LIMIT 2
          )
          SELECT CASE WHEN EXISTS (SELECT 1 FROM busy) THEN (SELECT count(*) FROM busy)
                      ELSE (SELECT count(*) FROM (SELECT name FROM tenants ORDER BY name LIMIT 2) AS two) END::integer AS tenants,
@@ -142,6 +135,27 @@ extension JobStore {
             if first.runAt != second.runAt { return first.runAt < second.runAt }
             return first.id < second.id
         }
+    }
+
+    /// `WITH RECURSIVE queued_tenants(name)`: the tenants with queued jobs that may run beside
+    /// others, one index probe each, skipping from one tenant to the next (a loose index scan of
+    /// `jobs_tenant_claim_idx`); the last row's name is NULL. Without `chunks`, the tenants with
+    /// queued jobs of the other kinds, from `jobs_tenant_claim_other_idx`, whose predicate the
+    /// text names: a tenant with only chunk jobs queued is not even visited.
+    static func queuedTenants(chunks: Bool) -> PostgresQuery {
+        let kinds: PostgresQuery = chunks ? "" : "AND q.kind <> \(literal: JobKind.chunk)"
+        return """
+            WITH RECURSIVE queued_tenants(name) AS (
+                (SELECT q.tenant FROM jobs q
+                 WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(kinds)
+                 ORDER BY q.tenant LIMIT 1)
+                UNION ALL
+                SELECT (SELECT q.tenant FROM jobs q
+                        WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(kinds) AND q.tenant > p.name
+                        ORDER BY q.tenant LIMIT 1)
+                FROM queued_tenants p WHERE p.name IS NOT NULL
+            )
+            """
     }
 
     /// The claim statement.
@@ -248,26 +262,13 @@ extension JobStore {
             LIMIT \(literal: limit)
             FOR UPDATE SKIP LOCKED
             """
-        // Without chunk jobs, the tenants are found in the other kinds' index, whose predicate
-        // the text names: a tenant with only chunk jobs queued is not even visited.
-        let queuedKinds: PostgresQuery = withChunks ? "" : "AND q.kind <> \(literal: JobKind.chunk)"
         // A locking clause may not stand on an input of UNION; on a subquery of one it may.
         let candidates: PostgresQuery =
             withChunks ? "SELECT * FROM (\(allKinds)) a UNION ALL SELECT * FROM (\(otherKinds)) b" : otherKinds
         return """
             \(update)
             WHERE j.id = ANY(ARRAY(
-                -- The tenants with queued jobs (of the kinds claimed), one index probe each.
-                WITH RECURSIVE queued_tenants(name) AS (
-                    (SELECT q.tenant FROM jobs q
-                     WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(queuedKinds)
-                     ORDER BY q.tenant LIMIT 1)
-                    UNION ALL
-                    SELECT (SELECT q.tenant FROM jobs q
-                            WHERE q.state = \(literal: JobState.queued) AND NOT q.runs_alone \(queuedKinds) AND q.tenant > p.name
-                            ORDER BY q.tenant LIMIT 1)
-                    FROM queued_tenants p WHERE p.name IS NOT NULL
-                )
+                \(queuedTenants(chunks: withChunks))
                 SELECT id FROM (
                     SELECT c.id, c.kind, t.running, t.share, t.chunk_room,
                            row_number() OVER (PARTITION BY t.name ORDER BY c.priority DESC, c.fair_key, c.run_at, c.id) AS n,
